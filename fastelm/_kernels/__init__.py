@@ -1,0 +1,1 @@
+"""Pure Numba kernels: functions over arrays, no Python objects, compiled lazily and cached."""
