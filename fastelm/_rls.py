@@ -1,0 +1,104 @@
+"""Recursive ridge (OS-ELM, Liang et al. 2006; ALGORITHMS.md §2): the readout updated chunk by
+chunk so that beta always equals the batch ridge fit on every row seen.
+
+Two exact forms of one update with chunk (H, T), n rows, L hidden nodes:
+
+Woodbury (cheap for n ≪ L), on P = K⁻¹:
+    P ← P − P Hᵀ (I_n + H P Hᵀ)⁻¹ H P,        beta ← beta + P Hᵀ (T − H beta)
+information (cheap for n ≳ L/10), on K = HᵀH + alpha I summed over all rows:
+    K ← K + HᵀH,                              beta ← beta + K⁻¹ Hᵀ (T − H beta)
+
+``RecursiveRidge.update`` picks the form with fewer flops for each chunk. K is always kept (one
+syrk per chunk, needed by FOS-ELM's pruning anyway); P is rebuilt from K's Cholesky factor only
+when a Woodbury step needs it. Until L rows have been seen K is dominated by alpha I and P holds
+1/alpha-sized entries, so the information form (Cholesky of K) is used there for accuracy.
+The L×L state is float64 whatever the data's dtype; products with H run in H's dtype.
+"""
+import numpy as np
+from scipy.linalg import cho_factor, cho_solve, solve_triangular
+from scipy.linalg.lapack import dpotri
+
+from ._ridge import add_to_diagonal, spd_factor, spd_solve
+
+
+def woodbury_flops(n, L, m):
+    """Flops of one Woodbury step: P Hᵀ, H P Hᵀ, Cholesky of S, the triangular solve, the P syrk."""
+    return 2 * n * L * L + 2 * n * n * L + n ** 3 / 3 + n * n * L + n * L * L + 4 * n * L * m
+
+
+def information_flops(n, L, m):
+    """Flops of one information step: the K syrk, Cholesky of K and the two solves."""
+    return n * L * L + L ** 3 / 3 + 2 * L * L * m + 4 * n * L * m
+
+
+class RecursiveRidge:
+    """State (K, P, beta) of a ridge readout fitted on a stream of chunks.
+
+    Parameters
+    ----------
+    n_hidden, n_outputs : int
+        L and m.
+    alpha : float
+        Ridge penalty (1/C); K starts at alpha·I, beta at 0.
+    """
+
+    def __init__(self, n_hidden, n_outputs, alpha):
+        self.alpha = float(alpha)
+        self.K = add_to_diagonal(np.zeros((n_hidden, n_hidden)), self.alpha)
+        self.P = None  # K⁻¹ when current, else None
+        self.beta = np.zeros((n_hidden, n_outputs))
+        self.n_seen = 0
+        self.forms = []  # 'woodbury' or 'information', one per chunk (for tests and tuning)
+
+    @property
+    def n_hidden(self):
+        return self.K.shape[0]
+
+    def choose_form(self, n):
+        """'woodbury' or 'information' for a chunk of n rows (fewer flops; information first)."""
+        L, m = self.beta.shape
+        if self.n_seen < L:
+            return "information"
+        extra = L ** 3 if self.P is None else 0  # rebuilding P once, amortised over later chunks
+        woodbury = woodbury_flops(n, L, m) + extra / 4
+        return "woodbury" if woodbury < information_flops(n, L, m) else "information"
+
+    def update(self, H, T, form=None):
+        """Absorb one chunk: H (n×L) hidden outputs, T (n×m) targets. Returns the form used."""
+        form = form or self.choose_form(H.shape[0])
+        if form == "woodbury":
+            self._woodbury(H, T)
+        elif form == "information":
+            self._information(H, T)
+        else:
+            raise ValueError(f"form={form!r} is not 'woodbury' or 'information'")
+        self.n_seen += H.shape[0]
+        self.forms.append(form)
+        return form
+
+    def _information(self, H, T):
+        self.K += H.T @ H
+        residual = T - H @ self.beta.astype(H.dtype, copy=False)
+        self.beta += spd_solve(self.K, H.T @ residual)
+        self.P = None
+
+    def _woodbury(self, H, T):
+        if self.P is None:
+            self.P = self._inverse_of_K()
+        Hd = np.asarray(H, dtype=np.float64)
+        PHt = self.P @ Hd.T  # L×n
+        S = add_to_diagonal(Hd @ PHt, 1.0)  # I_n + H P Hᵀ, SPD
+        R, _ = cho_factor(S, lower=False, check_finite=False)
+        A = solve_triangular(R, PHt.T, trans="T", check_finite=False)  # R⁻ᵀ H P, n×L
+        residual = T - Hd @ self.beta
+        self.beta += A.T @ solve_triangular(R, residual, trans="T", check_finite=False)
+        self.P -= A.T @ A  # P Hᵀ S⁻¹ H P as one syrk: symmetric by construction
+        self.K += H.T @ H
+
+    def _inverse_of_K(self):
+        c = spd_factor(self.K)
+        if c is None:
+            return np.linalg.pinv(self.K, hermitian=True)
+        P, info = dpotri(c[0], lower=0)
+        upper = np.triu(P)
+        return upper + np.triu(upper, 1).T

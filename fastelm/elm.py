@@ -1,0 +1,116 @@
+"""Extreme learning machines: batch (ELM) and online sequential (OS-ELM) estimators.
+
+ELM (Huang et al. 2006): H = g(XW + b) with random W, b; beta = ridge fit of T on H.
+OS-ELM (Liang et al. 2006): the same readout updated chunk by chunk by recursive least squares;
+after any chunking it equals the batch ELM on every row seen (same W, b, alpha).
+"""
+from sklearn.base import ClassifierMixin, RegressorMixin
+
+from ._base import BaseRandomLayer, ClassifierOutputs, RegressorOutputs
+from ._ridge import ridge_fit
+from ._rls import RecursiveRidge
+
+_PARAMS_DOC = """
+    Parameters
+    ----------
+    n_hidden : int, default=100
+        Number of hidden nodes L.
+    activation : {'tanh', 'sigmoid', 'relu', 'sine', 'linear'}, default='tanh'
+        g in H = g(XW + b); 'tansig' is a synonym of 'tanh'.
+    alpha : float, default=1e-3
+        Ridge penalty (1/C) of the readout.
+    random_state : int, numpy Generator or None
+        Seeds W, b ~ U(-1, 1); the same seed gives the same model at any thread count.
+    dtype : {'float64', 'float32'}, default='float64'
+        Precision of the hidden layer and its products (the L×L solve is always float64).
+"""
+
+
+class _ELM(BaseRandomLayer):
+    def fit(self, X, y):
+        """Draw W, b and fit the readout beta = (HᵀH + alpha I)⁻¹ HᵀT (or its dual form)."""
+        dtype = self._check_params()
+        X, T = self._validate_Xy(X, y, dtype, reset=True)
+        self._draw_weights(X.shape[1], dtype)
+        self.beta_ = ridge_fit(self._hidden(X), T, self.alpha)
+        return self
+
+
+class _OSELM(BaseRandomLayer):
+    def fit(self, X, y):
+        """Start afresh and learn (X, y) as one chunk."""
+        for name in ("rls_", "beta_", "W_", "b_", "classes_"):
+            self.__dict__.pop(name, None)
+        return self._partial_fit(X, y)
+
+    def _partial_fit(self, X, y, **target_kw):
+        first = not hasattr(self, "rls_")
+        dtype = self._check_params() if first else self.W_.dtype
+        X, T = self._validate_Xy(X, y, dtype, reset=first, **target_kw)
+        if first:
+            self._draw_weights(X.shape[1], dtype)
+            self.rls_ = RecursiveRidge(self.n_hidden, T.shape[1], self.alpha)
+        self.rls_.update(self._hidden(X), T)
+        self.beta_ = self.rls_.beta.astype(dtype)
+        return self
+
+
+class ELMRegressor(RegressorOutputs, RegressorMixin, _ELM):
+    __doc__ = "Extreme learning machine regressor, single or multi-output." + _PARAMS_DOC + """
+    Attributes
+    ----------
+    W_, b_ : random input weights (d×L) and biases (L)
+    beta_ : readout (L×m)
+
+    Examples
+    --------
+    >>> from fastelm import ELMRegressor
+    >>> import numpy as np
+    >>> X = np.linspace(-1, 1, 200)[:, None]
+    >>> ELMRegressor(n_hidden=20, random_state=0).fit(X, np.sin(3 * X[:, 0])).score(X, np.sin(3 * X[:, 0])) > 0.99
+    True
+
+    References
+    ----------
+    Huang, Zhu & Siew (2006), Extreme learning machine: theory and applications.
+    """
+
+
+class ELMClassifier(ClassifierOutputs, ClassifierMixin, _ELM):
+    __doc__ = "Extreme learning machine classifier (one-hot least-squares targets)." + \
+        _PARAMS_DOC + """
+    Attributes
+    ----------
+    classes_ : sorted class labels
+    W_, b_, beta_ : as in ELMRegressor; beta_ is L×n_classes
+    """
+
+
+class OSELMRegressor(RegressorOutputs, RegressorMixin, _OSELM):
+    __doc__ = "Online sequential ELM regressor: ``partial_fit`` chunk by chunk, any chunk size." \
+        + _PARAMS_DOC + """
+    Attributes
+    ----------
+    W_, b_, beta_ : as in ELMRegressor
+    rls_ : RecursiveRidge, the K = HᵀH + alpha I, P = K⁻¹ and beta state
+
+    References
+    ----------
+    Liang, Huang, Saratchandran & Sundararajan (2006), A fast and accurate online sequential
+    learning algorithm for feedforward networks.
+    """
+
+    def partial_fit(self, X, y):
+        """Absorb one chunk: beta becomes the ridge fit on every row seen so far."""
+        return self._partial_fit(X, y)
+
+
+class OSELMClassifier(ClassifierOutputs, ClassifierMixin, _OSELM):
+    __doc__ = "Online sequential ELM classifier; give ``classes`` on the first ``partial_fit``." \
+        + _PARAMS_DOC
+
+    def partial_fit(self, X, y, classes=None):
+        """Absorb one chunk; ``classes`` (all labels ever to appear) is required on the first."""
+        if not hasattr(self, "rls_") and classes is None:
+            raise ValueError("classes must be passed on the first call to partial_fit")
+        return self._partial_fit(X, y, classes=classes)
