@@ -1,0 +1,64 @@
+import numpy as np
+import pytest
+
+from fastelm._hidden import (ACTIVATIONS, check_activation, check_dtype, check_generator,
+                             hidden_layer, random_weights)
+from fastelm._kernels.hidden import add_bias_activate
+
+REFERENCE = {
+    "tanh": np.tanh,
+    "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
+    "relu": lambda x: np.maximum(x, 0.0),
+    "sine": np.sin,
+    "linear": lambda x: x,
+}
+
+
+def _grid():
+    rng = np.random.default_rng(0)
+    return np.concatenate([np.linspace(-50, 50, 200001), rng.standard_normal(50000) * 4,
+                           np.logspace(-300, 2.8, 5000), -np.logspace(-300, 2.8, 5000),
+                           [0.0, -0.0, 0.625, -0.625, 19.0, 22.0, 700.0, -700.0, 800.0, -800.0]])
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCE))
+def test_activation_matches_numpy_within_4_ulp(name):
+    x = _grid()[None, :]
+    with np.errstate(over="ignore"):
+        expected = REFERENCE[name](x)
+    got = add_bias_activate(x.copy(), np.zeros(x.shape[1]), ACTIVATIONS[name])
+    ulps = np.abs(got - expected) / np.spacing(np.maximum(np.abs(expected), np.finfo(np.float64).tiny))  # exp clamps at ±708
+    assert ulps.max() <= 4, (name, ulps.max())
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_hidden_layer_is_g_of_xw_plus_b(dtype):
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((57, 7)).astype(dtype)
+    W, b = random_weights(rng, 7, 13, dtype)
+    H = hidden_layer(X, W, b, check_activation("tanh"))
+    assert H.dtype == dtype
+    tol = 1e-14 if dtype == np.float64 else 1e-6
+    np.testing.assert_allclose(H, np.tanh(X.astype(np.float64) @ W + b), atol=tol)
+
+
+def test_random_weights_uniform_and_reproducible():
+    W1, b1 = random_weights(check_generator(3), 5, 400, np.float64)
+    W2, b2 = random_weights(check_generator(3), 5, 400, np.float64)
+    assert np.array_equal(W1, W2) and np.array_equal(b1, b2)
+    assert W1.min() >= -1 and W1.max() <= 1 and abs(W1.mean()) < 0.05
+
+
+def test_generator_inputs():
+    g = np.random.default_rng(0)
+    assert check_generator(g) is g
+    assert isinstance(check_generator(np.random.RandomState(0)), np.random.Generator)
+    with pytest.raises(ValueError, match="random_state"):
+        check_generator("seed")
+
+
+def test_bad_names():
+    with pytest.raises(ValueError, match="activation"):
+        check_activation("softplus")
+    with pytest.raises(ValueError, match="float64"):
+        check_dtype("int32")

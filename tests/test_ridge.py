@@ -1,0 +1,84 @@
+import warnings
+
+import numpy as np
+import pytest
+from scipy.linalg import LinAlgWarning
+
+from fastelm._ridge import ridge_fit
+from fastelm._rls import RecursiveRidge
+
+
+def _reference(H, T, alpha):
+    return np.linalg.solve(H.T @ H + alpha * np.eye(H.shape[1]), H.T @ T)
+
+
+@pytest.mark.parametrize("n,L", [(300, 40), (25, 90)])  # primal and dual
+def test_ridge_equals_normal_equations(n, L):
+    rng = np.random.default_rng(0)
+    H, T = rng.standard_normal((n, L)), rng.standard_normal((n, 3))
+    np.testing.assert_allclose(ridge_fit(H, T, 0.3), _reference(H, T, 0.3), rtol=1e-9, atol=1e-12)
+
+
+def test_singular_system_warns_and_gives_min_norm_solution():
+    rng = np.random.default_rng(1)
+    half = rng.standard_normal((100, 6))
+    H, T = np.hstack([half, half]), rng.standard_normal((100, 2))
+    with pytest.warns(LinAlgWarning, match="singular"):
+        beta = ridge_fit(H, T, 0.0)
+    np.testing.assert_allclose(beta, np.linalg.lstsq(H, T, rcond=None)[0], atol=1e-10)
+
+
+def test_float32_ridge_keeps_dtype_and_accuracy():
+    rng = np.random.default_rng(2)
+    H = np.tanh(rng.standard_normal((500, 30))).astype(np.float32)
+    T = rng.standard_normal((500, 2)).astype(np.float32)
+    beta = ridge_fit(H, T, 1e-2)
+    assert beta.dtype == np.float32
+    ref = _reference(H.astype(np.float64), T.astype(np.float64), 1e-2)
+    np.testing.assert_allclose(beta, ref, rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize("chunks", [[600], [3, 40, 557], [1] * 30 + [570], [120] + [6] * 80])
+def test_recursive_ridge_equals_batch_after_any_chunking(chunks):
+    rng = np.random.default_rng(3)
+    H = np.tanh(rng.standard_normal((600, 60)))
+    T = rng.standard_normal((600, 2))
+    rls, start = RecursiveRidge(60, 2, 1e-3), 0
+    for size in chunks:
+        rls.update(H[start:start + size], T[start:start + size])
+        start += size
+        batch = ridge_fit(H[:start], T[:start], 1e-3)
+        np.testing.assert_allclose(H @ rls.beta, H @ batch, rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(rls.K, H.T @ H + 1e-3 * np.eye(60), rtol=1e-12, atol=1e-10)
+
+
+def test_form_choice_follows_flop_counts():
+    rls = RecursiveRidge(200, 1, 1e-2)
+    rng = np.random.default_rng(4)
+    rls.update(np.tanh(rng.standard_normal((400, 200))), rng.standard_normal((400, 1)))
+    assert rls.choose_form(2) == "woodbury"
+    assert rls.choose_form(2000) == "information"
+    assert RecursiveRidge(200, 1, 1e-2).choose_form(2) == "information"  # nothing seen yet
+
+
+@pytest.mark.parametrize("form", ["woodbury", "information"])
+def test_both_forms_give_the_same_update(form):
+    rng = np.random.default_rng(5)
+    H, T = np.tanh(rng.standard_normal((300, 50))), rng.standard_normal((300, 1))
+    rls = RecursiveRidge(50, 1, 1e-2)
+    rls.update(H[:200], T[:200])
+    rls.update(H[200:], T[200:], form=form)
+    np.testing.assert_allclose(rls.beta, ridge_fit(H, T, 1e-2), rtol=1e-8, atol=1e-10)
+    with pytest.raises(ValueError, match="form"):
+        rls.update(H[:2], T[:2], form="qr")
+
+
+def test_woodbury_P_stays_inverse_of_K():
+    rng = np.random.default_rng(6)
+    H, T = np.tanh(rng.standard_normal((400, 30))), rng.standard_normal((400, 1))
+    rls = RecursiveRidge(30, 1, 1e-2)
+    rls.update(H[:100], T[:100])
+    for s in range(100, 400, 5):
+        rls.update(H[s:s + 5], T[s:s + 5], form="woodbury")
+    np.testing.assert_allclose(rls.P @ rls.K, np.eye(30), atol=1e-9)
+    assert np.array_equal(rls.P, rls.P.T)
