@@ -1,0 +1,455 @@
+"""fastelm.fmri: ABIDE-layout readers, connectivity features, synthetic subjects."""
+
+import csv
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedKFold, cross_val_score
+
+from fastelm.fmri import (
+    PHENOTYPE_FILENAME,
+    BadSubjectError,
+    ExcludedSubjectsWarning,
+    FMRIFormatError,
+    PhenotypeError,
+    PhenotypeMismatchError,
+    connectivity_features,
+    load_roi_dataset,
+    make_synthetic_abide,
+    read_phenotype,
+    read_roi_file,
+)
+
+# ---------------------------------------------------------------------------------------------
+# helpers: small synthetic sets and defect injection
+# ---------------------------------------------------------------------------------------------
+
+
+def _small(tmp_path, **kw):
+    params = dict(n_subjects=12, n_rois=6, lengths=(20, 40), n_sites=3, random_state=0)
+    params.update(kw)
+    return make_synthetic_abide(tmp_path, **params)
+
+
+def _fisher_z_reference(series, eps=1e-7):
+    r = np.corrcoef(series, rowvar=False)
+    iu = np.triu_indices(series.shape[1], k=1)
+    return np.arctanh(np.clip(r[iu], -1 + eps, 1 - eps))
+
+
+def _rewrite_column(path, col, values):
+    """Replace column `col` of a ROI file by `values` (a scalar or a 1-D array)."""
+    series, names = read_roi_file(path)
+    series[:, col] = values
+    lines = ["#" + "\t".join(names)] + ["\t".join(f"{v:.7g}" for v in row) for row in series]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _append_phenotype_rows(csv_path, rows):
+    with open(csv_path, newline="") as fh:
+        header = next(csv.reader(fh))
+    with open(csv_path, "a", newline="") as fh:
+        writer = csv.writer(fh)
+        for row in rows:
+            writer.writerow([row.get(h, "") for h in header])
+
+
+def _load_quiet(*args, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ExcludedSubjectsWarning)
+        return load_roi_dataset(*args, **kw)
+
+
+# ---------------------------------------------------------------------------------------------
+# generator -> reader round trip
+# ---------------------------------------------------------------------------------------------
+
+
+def test_generator_writes_the_abide_layout(tmp_path):
+    g = _small(tmp_path, n_subjects=9, n_rois=5, lengths=[20, 21, 22, 23, 24, 25, 26, 27, 28])
+    assert (tmp_path / PHENOTYPE_FILENAME).is_file()
+    assert len(g.files) == 9 and all(p.is_file() for p in g.files)
+    for path, fid, t in zip(g.files, g.file_ids, g.lengths):
+        assert path.name == f"{fid}_rois_aal.1D"
+        lines = path.read_text().splitlines()
+        assert lines[0] == "#1\t2\t3\t4\t5"
+        assert len(lines) == 1 + t
+        series, names = read_roi_file(path)
+        assert series.shape == (t, 5) and names == ["1", "2", "3", "4", "5"]
+    np.testing.assert_array_equal(g.lengths, np.arange(20, 29))
+    assert sorted(set(g.sites)) == ["SITE01", "SITE02", "SITE03"]
+    np.testing.assert_array_equal(g.target, (g.dx_group == 1).astype(int))
+    for site in set(g.sites):  # balanced within each site
+        labels = g.target[g.sites == site]
+        assert abs(labels.sum() - (labels.size - labels.sum())) <= 1
+    pheno = read_phenotype(g.phenotype_csv)
+    np.testing.assert_array_equal(pheno.file_id, g.file_ids)
+    np.testing.assert_array_equal(pheno.dx_group, g.dx_group)
+    np.testing.assert_array_equal(pheno.site_id, g.sites)
+
+
+def test_generator_is_deterministic_for_a_seed(tmp_path):
+    a = _small(tmp_path / "a", random_state=3)
+    b = _small(tmp_path / "b", random_state=3)
+    c = _small(tmp_path / "c", random_state=4)
+    for pa, pb in zip(a.files, b.files):
+        assert pa.read_bytes() == pb.read_bytes()
+    assert a.phenotype_csv.read_bytes() == b.phenotype_csv.read_bytes()
+    assert any(pa.read_bytes() != pc.read_bytes() for pa, pc in zip(a.files, c.files))
+
+
+def test_generator_rejects_bad_arguments(tmp_path):
+    with pytest.raises(ValueError, match="lengths"):
+        make_synthetic_abide(tmp_path, n_subjects=4, n_rois=4, lengths=[10, 20])
+    with pytest.raises(ValueError, match="lengths"):
+        make_synthetic_abide(tmp_path, n_subjects=4, n_rois=4, lengths=(30, 10))
+    with pytest.raises(ValueError, match="effect_size"):
+        make_synthetic_abide(tmp_path, n_subjects=4, n_rois=4, effect_size=-1.0)
+    with pytest.raises(ValueError, match="n_effect_pairs"):
+        make_synthetic_abide(tmp_path, n_subjects=4, n_rois=4, n_effect_pairs=3)
+
+
+def test_round_trip_timeseries_crops_to_the_shortest(tmp_path):
+    g = _small(tmp_path)
+    b = _load_quiet(tmp_path)
+    t_min = int(g.lengths.min())
+    assert b.length == t_min
+    assert b.data.shape == (12, t_min * 6) and b.data.dtype == np.float64
+    np.testing.assert_array_equal(b.subject_ids, g.file_ids)
+    np.testing.assert_array_equal(b.target, g.target)
+    np.testing.assert_array_equal(b.dx_group, g.dx_group)
+    np.testing.assert_array_equal(b.sites, g.sites)
+    np.testing.assert_array_equal(b.lengths, g.lengths)
+    assert b.excluded == [] and b.roi_names == g.roi_names
+    assert list(b.target_names[[0, 1]]) == ["control", "patient"]
+    assert b.feature_names.shape == (t_min * 6,) and b.feature_names[7] == "t1_2"
+    series = b.data.reshape(12, t_min, 6)
+    for k, path in enumerate(g.files):  # time-major flattening of the first T rows
+        full, _ = read_roi_file(path)
+        np.testing.assert_array_equal(series[k], full[:t_min])
+    assert set(b.phenotype) >= {"SUB_ID", "FILE_ID", "SITE_ID", "DX_GROUP", "AGE_AT_SCAN"}
+
+
+def test_round_trip_with_length_excludes_short_series(tmp_path):
+    g = _small(tmp_path)
+    length = int(np.sort(g.lengths)[3])  # the three shortest fall out
+    short = set(g.file_ids[g.lengths < length])
+    assert len(short) == 3
+    with pytest.warns(ExcludedSubjectsWarning, match="too short"):
+        b = load_roi_dataset(tmp_path, length=length)
+    assert b.length == length and b.data.shape == (9, length * 6)
+    assert {fid for fid, _ in b.excluded} == short
+    assert all(f"< length={length}" in reason for _, reason in b.excluded)
+    assert not short & set(b.subject_ids)
+    with pytest.raises(BadSubjectError, match="too short") as info:
+        load_roi_dataset(tmp_path, length=length, on_bad="raise")
+    assert {fid for fid, _ in info.value.excluded} == short
+    with pytest.raises(ValueError, match="length"):
+        load_roi_dataset(tmp_path, length=1)
+
+
+def test_round_trip_connectivity_matches_numpy(tmp_path):
+    g = _small(tmp_path)
+    b = _load_quiet(tmp_path, g.phenotype_csv, features="connectivity")
+    assert b.data.shape == (12, 6 * 5 // 2)
+    assert np.all(np.isfinite(b.data))
+    assert b.feature_names[0] == "1-2" and b.feature_names[-1] == "5-6"
+    for k, path in enumerate(g.files):
+        full, _ = read_roi_file(path)
+        np.testing.assert_allclose(b.data[k], _fisher_z_reference(full[: b.length]), atol=1e-10)
+    ts = _load_quiet(tmp_path)
+    direct = connectivity_features(ts.data.reshape(12, ts.length, 6))
+    np.testing.assert_allclose(b.data, direct, atol=1e-12)
+
+
+def test_connectivity_features_inputs_and_clipping():
+    rng = np.random.default_rng(0)
+    s = rng.standard_normal((50, 4))
+    one = connectivity_features(s)
+    assert one.shape == (6,)
+    np.testing.assert_allclose(one, _fisher_z_reference(s), atol=1e-12)
+    ragged = connectivity_features([s, s[:30]])
+    assert ragged.shape == (2, 6)
+    np.testing.assert_allclose(ragged[1], _fisher_z_reference(s[:30]), atol=1e-12)
+    dup = np.column_stack([s[:, 0], s[:, 0], -s[:, 0], s[:, 1]])  # r = +1 and -1: clipped
+    z = connectivity_features(dup, eps=1e-6)
+    assert np.all(np.isfinite(z))
+    np.testing.assert_allclose(z[:2], [np.arctanh(1 - 1e-6), -np.arctanh(1 - 1e-6)], rtol=1e-6)
+    with pytest.raises(ValueError, match="constant"):
+        connectivity_features(np.column_stack([s[:, :3], np.ones(50)]))
+    with pytest.raises(ValueError, match="NaN"):
+        connectivity_features(np.where(np.arange(50)[:, None] == 7, np.nan, s))
+    with pytest.raises(ValueError, match="constant"):
+        connectivity_features(np.column_stack([s[:, :3], np.full(50, 0.1)]))
+    with pytest.raises(ValueError, match="shape"):
+        connectivity_features(s[:1])
+
+
+def test_other_atlas_and_site_filter(tmp_path):
+    _small(tmp_path, n_rois=7, atlas="cc200")
+    assert all(p.name.endswith("_rois_cc200.1D") for p in tmp_path.glob("*.1D"))
+    b = _load_quiet(tmp_path, atlas="cc200", features="connectivity")
+    assert b.data.shape == (12, 21)
+    with pytest.raises(FileNotFoundError, match="_rois_aal.1D"):
+        load_roi_dataset(tmp_path)  # default atlas: no such files
+    # a site filter keeps one site; files of the other sites are then a mismatch
+    with pytest.raises(PhenotypeMismatchError, match="outside"):
+        load_roi_dataset(tmp_path, atlas="cc200", sites="SITE01")
+    for p in tmp_path.glob("SITE0[23]_*"):
+        p.unlink()
+    b1 = _load_quiet(tmp_path, atlas="cc200", sites=["SITE01"])
+    assert set(b1.sites) == {"SITE01"} and len(b1.sites) == 4
+
+
+# ---------------------------------------------------------------------------------------------
+# malformed ROI files
+# ---------------------------------------------------------------------------------------------
+
+
+def test_read_roi_file_header_variants(tmp_path):
+    p = tmp_path / "Pitt_0050003_rois_aal.1D"
+    p.write_text("#2001\t#2002\t#2101\n1.5\t2\t-3e-1\n\n4 5 6\n")
+    series, names = read_roi_file(p)
+    assert names == ["2001", "2002", "2101"]
+    np.testing.assert_array_equal(series, [[1.5, 2.0, -0.3], [4.0, 5.0, 6.0]])
+    p.write_text("#2001\t2002\t2101\n1 2 3\n")
+    assert read_roi_file(p)[1] == ["2001", "2002", "2101"]
+    p.write_text("1 2 3\n4 5 6\n")  # no header: ROIs numbered from 1
+    assert read_roi_file(p)[1] == ["1", "2", "3"]
+
+
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("", "no data rows"),
+        ("#1\t2\t3\n", "no data rows"),
+        ("#1\t2\t3\n1 2 3\n4 5\n", "line 3: ragged"),
+        ("#1\t2\t3\n1 2 3\n4 x 6\n", "line 3, column 2: non-numeric value 'x'"),
+        ("#1\t2\n1 2 3\n4 5 6\n", "header names 2 ROIs but the data rows have 3"),
+    ],
+)
+def test_read_roi_file_malformed(tmp_path, text, match):
+    p = tmp_path / "S_0000001_rois_aal.1D"
+    p.write_text(text)
+    with pytest.raises(FMRIFormatError, match=match) as info:
+        read_roi_file(p)
+    assert isinstance(info.value, ValueError) and str(p) in str(info.value)
+
+
+def test_loader_propagates_malformed_file_and_mismatched_rois(tmp_path):
+    g = _small(tmp_path)
+    with open(g.files[4], "a") as fh:
+        fh.write("1 2 3\n")
+    with pytest.raises(FMRIFormatError, match="ragged"):
+        load_roi_dataset(tmp_path)
+    g = _small(tmp_path / "b")
+    series, names = read_roi_file(g.files[2])
+    g.files[2].write_text("#" + "\t".join(names[:5]) + "\n" + "\n".join(
+        " ".join(map(str, row[:5])) for row in series) + "\n")
+    with pytest.raises(FMRIFormatError, match="differ"):
+        load_roi_dataset(tmp_path / "b")
+
+
+def test_missing_directory_or_files(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        load_roi_dataset(tmp_path / "nope")
+    with pytest.raises(ValueError, match="features"):
+        load_roi_dataset(tmp_path, features="flat")
+    with pytest.raises(ValueError, match="on_bad"):
+        load_roi_dataset(tmp_path, on_bad="ignore")
+
+
+# ---------------------------------------------------------------------------------------------
+# phenotype CSV
+# ---------------------------------------------------------------------------------------------
+
+
+def test_read_phenotype_real_layout(tmp_path):
+    """Unnamed index column, BOM, extra columns, 'no_filename' rows, DX_GROUP as '1.0'."""
+    p = tmp_path / "pheno.csv"
+    p.write_text(
+        "\ufeff,SUB_ID,X,subject,SITE_ID,FILE_ID,DX_GROUP,DSM_IV_TR,AGE_AT_SCAN\n"
+        "0,50002,1,50002,PITT,no_filename,1,1,16.77\n"
+        "1,50003,2,50003,PITT,Pitt_0050003,1,1,24.45\n"
+        "2,50004,3,50004,PITT,Pitt_0050004,2.0,0,19.09\n"
+        "3,50005,4,50005,PITT,,1,1,13.73\n",
+        encoding="utf-8",
+    )
+    ph = read_phenotype(p)
+    np.testing.assert_array_equal(ph.file_id, ["Pitt_0050003", "Pitt_0050004"])
+    np.testing.assert_array_equal(ph.dx_group, [1, 2])
+    np.testing.assert_array_equal(ph.target, [1, 0])
+    np.testing.assert_array_equal(ph.site_id, ["PITT", "PITT"])
+    assert ph.n_no_filename == 2
+    np.testing.assert_array_equal(ph.columns["AGE_AT_SCAN"], ["24.45", "19.09"])
+
+
+@pytest.mark.parametrize(
+    "body, match",
+    [
+        ("FILE_ID,DX_GROUP,SITE_ID\nA_1,3,S\n", "'A_1' has DX_GROUP '3'"),
+        ("FILE_ID,DX_GROUP,SITE_ID\nA_1,ASD,S\n", "DX_GROUP 'ASD'"),
+        ("FILE_ID,DX_GROUP,SITE_ID\nA_1,,S\n", "DX_GROUP ''"),
+        ("FILE_ID,DX_GROUP,SITE_ID\nA_1,1,S\nA_2,2,S\nA_1,2,S\n", "duplicate FILE_ID.*'A_1'"),
+        ("FILE_ID,SITE_ID\nA_1,S\n", r"missing column\(s\) \['DX_GROUP'\]"),
+        ("FILE_ID,DX_GROUP,SITE_ID\nA_1,1\n", "line 2: 2 fields"),
+        ("", "empty"),
+    ],
+)
+def test_read_phenotype_errors(tmp_path, body, match):
+    p = tmp_path / "pheno.csv"
+    p.write_text(body)
+    with pytest.raises(PhenotypeError, match=match):
+        read_phenotype(p)
+
+
+def test_no_filename_rows_are_skipped_by_the_loader(tmp_path):
+    g = _small(tmp_path)
+    _append_phenotype_rows(
+        g.phenotype_csv,
+        [{"SUB_ID": 1, "FILE_ID": "no_filename", "SITE_ID": "SITE01", "DX_GROUP": 1}] * 2,
+    )
+    b = _load_quiet(tmp_path)
+    assert b.data.shape[0] == 12 and b.n_no_filename == 2
+
+
+def test_unknown_label_and_duplicate_id_in_loader(tmp_path):
+    g = _small(tmp_path)
+    text = g.phenotype_csv.read_text().splitlines()
+    fields = text[3].split(",")
+    fields[3] = "0"  # DX_GROUP
+    bad = "\n".join(text[:3] + [",".join(fields)] + text[4:]) + "\n"
+    g.phenotype_csv.write_text(bad)
+    with pytest.raises(PhenotypeError, match=f"{g.file_ids[2]}.*DX_GROUP '0'"):
+        load_roi_dataset(tmp_path)
+    g = _small(tmp_path / "b")
+    _append_phenotype_rows(
+        g.phenotype_csv, [{"FILE_ID": g.file_ids[5], "SITE_ID": "SITE03", "DX_GROUP": 2}]
+    )
+    with pytest.raises(PhenotypeError, match=f"duplicate.*{g.file_ids[5]}"):
+        load_roi_dataset(tmp_path / "b")
+
+
+def test_phenotype_rows_without_files(tmp_path):
+    g = _small(tmp_path)
+    g.files[3].unlink()
+    g.files[7].unlink()
+    gone = {g.file_ids[3], g.file_ids[7]}
+    with pytest.raises(PhenotypeMismatchError, match="2 phenotype row") as info:
+        load_roi_dataset(tmp_path, on_bad="raise")
+    assert all(fid in str(info.value) for fid in gone)
+    with pytest.warns(ExcludedSubjectsWarning, match="missing file"):
+        b = load_roi_dataset(tmp_path)
+    assert {fid for fid, _ in b.excluded} == gone
+    assert b.data.shape[0] == 10 and not gone & set(b.subject_ids)
+    np.testing.assert_array_equal(b.target, g.target[np.isin(g.file_ids, list(gone), invert=True)])
+
+
+def test_files_without_phenotype_rows(tmp_path):
+    g = _small(tmp_path)
+    extra = tmp_path / "OTHER_0099999_rois_aal.1D"
+    extra.write_bytes(g.files[0].read_bytes())
+    with pytest.raises(PhenotypeMismatchError, match="OTHER_0099999_rois_aal.1D"):
+        load_roi_dataset(tmp_path)
+    other = tmp_path / "other.csv"
+    other.write_text("FILE_ID,DX_GROUP,SITE_ID\nX_1,1,S\nX_2,2,S\n")
+    extra.unlink()
+    with pytest.raises(PhenotypeMismatchError, match="12 file"):
+        load_roi_dataset(tmp_path, other)
+
+
+def test_phenotype_csv_is_found_or_required(tmp_path):
+    g = _small(tmp_path)
+    renamed = g.phenotype_csv.rename(tmp_path / "mine.csv")
+    assert _load_quiet(tmp_path).phenotype_csv == renamed  # the only CSV
+    (tmp_path / "second.csv").write_text("a,b\n")
+    with pytest.raises(FileNotFoundError, match="phenotype_csv"):
+        load_roi_dataset(tmp_path)
+
+
+# ---------------------------------------------------------------------------------------------
+# bad subjects: reported, never silently dropped
+# ---------------------------------------------------------------------------------------------
+
+
+def test_constant_roi_subject_is_reported(tmp_path):
+    g = _small(tmp_path)
+    _rewrite_column(g.files[5], 2, 0.0)  # ROI '3' all zeros, as in real ABIDE files
+    with pytest.warns(ExcludedSubjectsWarning, match=g.file_ids[5]):
+        b = load_roi_dataset(tmp_path, features="connectivity")
+    assert len(b.excluded) == 1
+    fid, reason = b.excluded[0]
+    assert fid == g.file_ids[5] and "constant" in reason and "'3'" in reason
+    assert b.data.shape == (11, 15) and np.all(np.isfinite(b.data))
+    assert g.file_ids[5] not in set(b.subject_ids)
+    with pytest.raises(BadSubjectError, match="constant"):
+        load_roi_dataset(tmp_path, on_bad="raise")
+
+
+def test_nan_and_cropped_constant_rois_are_reported(tmp_path):
+    g = _small(tmp_path, lengths=[30, 30, 30, 30, 40, 40, 40, 40, 40, 40, 40, 40])
+    _rewrite_column(g.files[1], 0, np.nan)
+    values = np.zeros(40)
+    values[35:] = 1.0  # constant within the first 30 rows only
+    _rewrite_column(g.files[6], 4, values)
+    with pytest.warns(ExcludedSubjectsWarning) as record:
+        b = load_roi_dataset(tmp_path)
+    assert len(record) == 1 and "2 subject(s) excluded" in str(record[0].message)
+    reasons = dict(b.excluded)
+    assert "non-finite" in reasons[g.file_ids[1]]
+    assert "constant" in reasons[g.file_ids[6]] and "first 30 rows" in reasons[g.file_ids[6]]
+    assert b.data.shape == (10, 30 * 6)
+
+
+def test_all_subjects_bad(tmp_path):
+    g = _small(tmp_path, n_subjects=2, lengths=10)
+    for p in g.files:
+        _rewrite_column(p, 0, 1.0)
+    with pytest.warns(ExcludedSubjectsWarning):
+        with pytest.raises(BadSubjectError, match="no usable subject"):
+            load_roi_dataset(tmp_path)
+
+
+# ---------------------------------------------------------------------------------------------
+# the synthetic group effect is learnable, and absent when effect_size = 0
+# ---------------------------------------------------------------------------------------------
+
+
+def test_effect_pairs_carry_the_group_difference(tmp_path):
+    g = make_synthetic_abide(
+        tmp_path, n_subjects=40, n_rois=12, lengths=(80, 120), effect_size=1.0, random_state=1
+    )
+    b = _load_quiet(tmp_path, features="connectivity")
+    diff = b.data[b.target == 1].mean(axis=0) - b.data[b.target == 0].mean(axis=0)
+    iu = np.triu_indices(12, k=1)
+    is_effect = np.zeros(len(diff), dtype=bool)
+    for i, j in g.effect_pairs:
+        is_effect |= (iu[0] == i) & (iu[1] == j)
+    assert diff[is_effect].min() > 0.3
+    assert np.abs(diff[~is_effect]).max() < diff[is_effect].min()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_classifier_beats_chance_with_an_effect(tmp_path, seed):
+    # over seeds 0..19 this gives 0.84-0.99 (mean 0.91)
+    make_synthetic_abide(
+        tmp_path, n_subjects=80, n_rois=20, lengths=(60, 120), effect_size=1.0, random_state=seed
+    )
+    b = _load_quiet(tmp_path, features="connectivity")
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    acc = cross_val_score(LogisticRegression(max_iter=1000), b.data, b.target, cv=cv).mean()
+    assert acc > 0.7
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_classifier_at_chance_without_an_effect(tmp_path, seed):
+    # over seeds 0..29 this gives 0.38-0.58 (mean 0.50, sd 0.05)
+    make_synthetic_abide(
+        tmp_path, n_subjects=120, n_rois=16, lengths=(50, 100), effect_size=0.0, random_state=seed
+    )
+    b = _load_quiet(tmp_path, features="connectivity")
+    cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=0)
+    acc = cross_val_score(LogisticRegression(max_iter=1000), b.data, b.target, cv=cv).mean()
+    assert abs(acc - 0.5) < 0.15
