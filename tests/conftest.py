@@ -1,0 +1,21 @@
+"""Shared pytest fixtures."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fastelm_data_env():
+    """Point FASTELM_DATA at ../shared/data (beside the repo) unless it is already set."""
+    if "FASTELM_DATA" in os.environ or not SHARED_DATA.is_dir():
+        yield os.environ.get("FASTELM_DATA")
+        return
+    os.environ["FASTELM_DATA"] = str(SHARED_DATA)
+    try:
+        yield str(SHARED_DATA)
+    finally:
+        os.environ.pop("FASTELM_DATA", None)
