@@ -8,14 +8,32 @@ small SPD system is solved by Cholesky in float64, never through an explicit inv
 system is numerically singular (alpha → 0 on rank-deficient H) a symmetric eigen-solve with a
 pseudo-inverse cut-off takes over, with a ``scipy.linalg.LinAlgWarning``.
 """
+import functools
 import warnings
+from contextlib import nullcontext
 
 import numpy as np
 from scipy.linalg import LinAlgWarning, cho_factor, cho_solve, eigh
 from scipy.linalg.lapack import dpocon
+from threadpoolctl import ThreadpoolController
 
 # reciprocal condition number below which Cholesky is not trusted
 RCOND_MIN = 1e3 * np.finfo(np.float64).eps
+# below this order a threaded LAPACK factorisation costs more than it saves (and on a busy
+# machine threaded potrf of a 200×200 matrix was seen 500× slower than single-threaded)
+SERIAL_ORDER = 512
+
+
+@functools.lru_cache(maxsize=1)
+def _blas_controller():
+    return ThreadpoolController()
+
+
+def serial_blas_if_small(order):
+    """A context running BLAS/LAPACK on one thread when the matrix order is ≤ SERIAL_ORDER."""
+    if order > SERIAL_ORDER:
+        return nullcontext()
+    return _blas_controller().limit(limits=1, user_api="blas")
 
 
 def add_to_diagonal(A, value):
@@ -31,11 +49,12 @@ def spd_factor(K):
     """
     K = np.array(K, dtype=np.float64, order="F")
     norm = np.abs(K).sum(axis=0).max()
-    try:
-        c = cho_factor(K, lower=False, overwrite_a=True, check_finite=False)
-    except np.linalg.LinAlgError:
-        return None
-    rcond, info = dpocon(c[0], norm)
+    with serial_blas_if_small(K.shape[0]):
+        try:
+            c = cho_factor(K, lower=False, overwrite_a=True, check_finite=False)
+        except np.linalg.LinAlgError:
+            return None
+        rcond, info = dpocon(c[0], norm)
     if info != 0 or not rcond >= RCOND_MIN:
         return None
     return c
@@ -46,7 +65,8 @@ def spd_solve(K, B):
     c = spd_factor(K)
     B = np.asarray(B, dtype=np.float64)
     if c is not None:
-        return cho_solve(c, B, check_finite=False)
+        with serial_blas_if_small(K.shape[0]):
+            return cho_solve(c, B, check_finite=False)
     warnings.warn(
         "ridge system is numerically singular (alpha too small for rank-deficient hidden "
         "outputs); solving by eigen-decomposition with a pseudo-inverse cut-off. Increase alpha.",

@@ -1,0 +1,93 @@
+"""Demo on offline data: ELM and OS-ELM against scikit-learn baselines, as a Markdown table.
+
+    python -m fastelm [--data DIR] [--out FILE.md]
+
+Uses every classification set that is available offline (see ``fastelm.datasets``): Wdbc always
+(it ships with scikit-learn), the others when their files or clean package copies are present.
+"""
+import argparse
+import sys
+import time
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+
+from . import datasets
+from .elm import ELMClassifier, OSELMClassifier
+
+SETS = ["wdbc", "australian", "breast_cancer_wisconsin", "vote", "pima", "segment", "satimage",
+        "mushroom"]
+
+
+def _split(bunch, seed):
+    if "data_test" in bunch:
+        return bunch.data, bunch.data_test, bunch.target, bunch.target_test
+    return train_test_split(bunch.data, bunch.target, test_size=0.25, stratify=bunch.target,
+                            random_state=seed)
+
+
+def _timed_score(model, fit, X_test, y_test):
+    start = time.perf_counter()
+    fit(model)
+    return model.score(X_test, y_test), time.perf_counter() - start
+
+
+def run(data_home=None, n_hidden=200, seed=0):
+    """Rows (dataset, n_train, n_test, [(accuracy, seconds)] per model) for the sets available."""
+    rows = []
+    for name in SETS:
+        try:
+            bunch = datasets.load_dataset(name, data_home=data_home)
+        except OSError:
+            continue
+        X_train, X_test, y_train, y_test = _split(bunch, seed)
+        scaler = StandardScaler().fit(X_train)
+        X_train, X_test = scaler.transform(X_train), scaler.transform(X_test)
+        chunks = np.array_split(np.arange(len(X_train)), 10)
+
+        def stream(model):
+            for rows_ in chunks:
+                model.partial_fit(X_train[rows_], y_train[rows_], classes=np.unique(y_train))
+
+        results = [
+            _timed_score(ELMClassifier(n_hidden=n_hidden, random_state=seed),
+                         lambda m: m.fit(X_train, y_train), X_test, y_test),
+            _timed_score(OSELMClassifier(n_hidden=n_hidden, random_state=seed), stream,
+                         X_test, y_test),
+            _timed_score(LogisticRegression(max_iter=2000),
+                         lambda m: m.fit(X_train, y_train), X_test, y_test),
+        ]
+        rows.append((name, len(X_train), len(X_test), results))
+    return rows
+
+
+def table(rows, n_hidden):
+    head = (f"| data set | train | test | ELM ({n_hidden}) acc | s | OS-ELM, 10 chunks acc | s "
+            "| logistic regression acc | s |")
+    lines = [head, "|" + "---|" * 9]
+    for name, n_train, n_test, results in rows:
+        cells = " | ".join(f"{acc:.4f} | {sec:.3f}" for acc, sec in results)
+        lines.append(f"| {name} | {n_train} | {n_test} | {cells} |")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m fastelm", description=__doc__.split("\n")[0])
+    parser.add_argument("--data", help="directory with UCI/IDX files (else $FASTELM_DATA)")
+    parser.add_argument("--hidden", type=int, default=200, help="hidden nodes (default 200)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", help="also write the table to this Markdown file")
+    args = parser.parse_args(argv)
+    rows = run(args.data, args.hidden, args.seed)
+    text = table(rows, args.hidden)
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
