@@ -76,6 +76,31 @@ class RecursiveRidge:
         self.forms.append(form)
         return form
 
+    def remove_nodes(self, drop):
+        """Delete hidden nodes ``drop`` (indices) and re-adjust the readout exactly.
+
+        With R the kept nodes and D the dropped ones (ALGORITHMS.md §4, block inverse):
+            K ← K_RR,   beta ← beta_R + K_RR⁻¹ K_RD beta_D
+        which is the ridge fit of the kept nodes on every row seen, with no past rows kept.
+        (Equivalently P ← P_RR − P_RD P_DD⁻¹ P_DR, beta ← beta_R − P_RD P_DD⁻¹ beta_D; the K form
+        is used because it stays well conditioned.) Returns the kept indices.
+        """
+        L = self.n_hidden
+        drop = np.unique(np.asarray(drop, dtype=np.intp))
+        if drop.size and (drop[0] < 0 or drop[-1] >= L):
+            raise ValueError(f"node indices must lie in [0, {L}); got {drop.tolist()}")
+        keep = np.setdiff1d(np.arange(L), drop)
+        if keep.size == 0:
+            raise ValueError("cannot remove every hidden node")
+        if drop.size == 0:
+            return keep
+        K_RR = self.K[np.ix_(keep, keep)]
+        correction = self.K[np.ix_(keep, drop)] @ self.beta[drop]
+        self.beta = self.beta[keep] + spd_solve(K_RR, correction)
+        self.K = K_RR
+        self.P = None
+        return keep
+
     def _information(self, H, T):
         self.K += H.T @ H
         residual = T - H @ self.beta.astype(H.dtype, copy=False)

@@ -82,3 +82,26 @@ def test_woodbury_P_stays_inverse_of_K():
         rls.update(H[s:s + 5], T[s:s + 5], form="woodbury")
     np.testing.assert_allclose(rls.P @ rls.K, np.eye(30), atol=1e-9)
     assert np.array_equal(rls.P, rls.P.T)
+
+
+@pytest.mark.parametrize("form", ["woodbury", "information"])
+def test_removing_nodes_equals_ridge_on_kept_nodes_and_stays_equal(form):
+    rng = np.random.default_rng(7)
+    H, T = np.tanh(rng.standard_normal((900, 80))), rng.standard_normal((900, 2))
+    rls = RecursiveRidge(80, 2, 1e-2)
+    rls.update(H[:300], T[:300])
+    keep = rls.remove_nodes([0, 5, 6, 79, 40])
+    assert keep.size == 75 and rls.K.shape == (75, 75)
+    np.testing.assert_allclose(rls.beta, ridge_fit(H[:300, keep], T[:300], 1e-2), rtol=1e-8)
+    rls.update(H[300:600, keep], T[300:600], form=form)
+    keep2 = keep[rls.remove_nodes(np.arange(0, 75, 3))]
+    rls.update(H[600:, keep2], T[600:], form=form)
+    np.testing.assert_allclose(rls.beta, ridge_fit(H[:, keep2], T, 1e-2), rtol=1e-8, atol=1e-12)
+
+
+def test_remove_nodes_rejects_bad_indices():
+    rls = RecursiveRidge(5, 1, 1.0)
+    with pytest.raises(ValueError, match="indices"):
+        rls.remove_nodes([5])
+    with pytest.raises(ValueError, match="every hidden node"):
+        rls.remove_nodes(range(5))
