@@ -49,8 +49,10 @@ class BaseRandomLayer(BaseEstimator):
         return check_dtype(self.dtype)
 
     def _draw_weights(self, n_features, dtype):
+        """Draw W_, b_; returns the Generator so subclasses can go on drawing from it."""
         rng = check_generator(self.random_state)
         self.W_, self.b_ = random_weights(rng, n_features, self.n_hidden, dtype)
+        return rng
 
     def _hidden(self, X):
         return hidden_layer(X, self.W_, self.b_, check_activation(self.activation))

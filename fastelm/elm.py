@@ -48,11 +48,20 @@ class _OSELM(BaseRandomLayer):
         dtype = self._check_params() if first else self.W_.dtype
         X, T = self._validate_Xy(X, y, dtype, reset=first, **target_kw)
         if first:
-            self._draw_weights(X.shape[1], dtype)
-            self.rls_ = RecursiveRidge(self.n_hidden, T.shape[1], self.alpha)
-        self.rls_.update(self._hidden(X), T)
+            self._start(X.shape[1], T.shape[1], dtype)
+        self._absorb(self._hidden(X), T, first)
         self.beta_ = self.rls_.beta.astype(dtype)
         return self
+
+    def _start(self, n_features, n_outputs, dtype):
+        """First chunk: draw the hidden layer and an empty recursive ridge; returns the rng."""
+        rng = self._draw_weights(n_features, dtype)
+        self.rls_ = RecursiveRidge(self.n_hidden, n_outputs, self.alpha)
+        return rng
+
+    def _absorb(self, H, T, first):
+        """Learn one chunk's hidden outputs H and targets T."""
+        self.rls_.update(H, T)
 
 
 class ELMRegressor(RegressorOutputs, RegressorMixin, _ELM):
