@@ -3,7 +3,14 @@
 Kernels compile on first use (and are cached on disk), not at import.
 """
 from .elm import ELMClassifier, ELMRegressor, OSELMClassifier, OSELMRegressor
+from .fos_elm import FOSELMClassifier, FOSELMRegressor
+from .sensitivity import (EFASTResult, efast, efast_analyze, efast_sample,
+                          hidden_node_sensitivity)
 
 __version__ = "0.1.0"
 
-__all__ = ["ELMClassifier", "ELMRegressor", "OSELMClassifier", "OSELMRegressor"]
+__all__ = [
+    "ELMClassifier", "ELMRegressor", "OSELMClassifier", "OSELMRegressor",
+    "FOSELMClassifier", "FOSELMRegressor",
+    "EFASTResult", "efast", "efast_analyze", "efast_sample", "hidden_node_sensitivity",
+]
