@@ -4,6 +4,7 @@ Kernels compile on first use (and are cached on disk), not at import.
 """
 from .elm import ELMClassifier, ELMRegressor, OSELMClassifier, OSELMRegressor
 from .fos_elm import FOSELMClassifier, FOSELMRegressor
+from .semi_supervised import TriTrainingClassifier
 from .sensitivity import (EFASTResult, efast, efast_analyze, efast_sample,
                           hidden_node_sensitivity)
 
@@ -12,5 +13,6 @@ __version__ = "0.1.0"
 __all__ = [
     "ELMClassifier", "ELMRegressor", "OSELMClassifier", "OSELMRegressor",
     "FOSELMClassifier", "FOSELMRegressor",
+    "TriTrainingClassifier",
     "EFASTResult", "efast", "efast_analyze", "efast_sample", "hidden_node_sensitivity",
 ]
