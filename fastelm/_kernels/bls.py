@@ -1,0 +1,131 @@
+"""Broad Learning System kernels (Chen & Liu 2018; ALGORITHMS.md §5): the loops of one BLS fit.
+
+All products (H1 We, AᵀA, AᵀH1, H1 W_Dᵀ, H2 Wh, IᵀI) stay on BLAS in the caller; these kernels
+are the elementwise and small-matrix loops between them:
+
+* ``admm_lasso``: the sparse autoencoder's 50 ADMM steps (rho = 1), one column of W_D per
+  parallel iteration (the columns are independent problems, so the result is thread-count free);
+* ``zscore_rows``: the reference code's ``zscore(x')'`` (each sample standardised, ddof = 1);
+* ``minmax_rows``: the reference code's ``mapminmax`` of A = H1 We, each row of each window;
+* ``affine_columns``: a column scaling y = (x − offset)·gain + lo fitted once (the feature
+  windows' min-max to [0, 1], or a column min-max of A);
+* ``tansig_shrink``: the enhancement nodes E = tansig(l·(T + bias)) in place, with the fast tanh
+  of ``fastelm._kernels.hidden``.
+
+Min-max follows MATLAB's ``mapminmax``: y = (x − xmin)·(hi − lo)/(xmax − xmin) + lo, and a
+constant row or column (range 0, or gain > 1e14) passes through unchanged (gain 1, offset lo).
+"""
+import numpy as np
+from numba import njit, prange
+
+from .hidden import tanh
+
+_FAST = dict(cache=True, error_model="numpy", fastmath={"nsz", "arcp", "contract"})
+
+MAX_GAIN = 1e14  # mapminmax treats a larger gain as a constant row
+
+
+@njit(inline="always", cache=True)
+def soft_threshold(x, kappa):
+    """shrinkage(x, kappa) = max(x − kappa, 0) − max(−x − kappa, 0)."""
+    return max(x - kappa, 0.0) - max(-x - kappa, 0.0)
+
+
+@njit(parallel=True, cache=True)
+def admm_lasso(L1, L2, lam, n_iter):
+    """ADMM for min_W ||A W − B||² + lam ||W||₁ (rho = 1), column by column of W (m×p).
+
+    L1 = (AᵀA + I)⁻¹ (m×m) and L2 = L1 AᵀB (m×p) are precomputed by the caller. From
+    o = u = 0, each step is  c = L2 + L1 (o − u);  o = shrink(c + u, lam);  u += c − o,
+    and the result is o (the shrunk, sparse iterate), as in the reference ``sparse_bls``.
+    """
+    m, p = L2.shape
+    out = np.empty((m, p), dtype=np.float64)
+    for j in prange(p):
+        o = np.zeros(m)
+        u = np.zeros(m)
+        c = np.empty(m)
+        for _ in range(n_iter):
+            for r in range(m):
+                acc = L2[r, j]
+                for s in range(m):
+                    acc += L1[r, s] * (o[s] - u[s])
+                c[r] = acc
+            for r in range(m):
+                o[r] = soft_threshold(c[r] + u[r], lam)
+                u[r] += c[r] - o[r]
+        for r in range(m):
+            out[r, j] = o[r]
+    return out
+
+
+@njit(parallel=True, cache=True)
+def zscore_rows(X):
+    """(x − mean(x)) / std(x, ddof=1) for each row x of X, as a new float64 array.
+
+    Rows with zero deviation (or a single column) are only centred, as MATLAB's ``zscore`` does.
+    """
+    n, d = X.shape
+    out = np.empty((n, d), dtype=np.float64)
+    for i in prange(n):
+        mean = 0.0
+        for j in range(d):
+            mean += X[i, j]
+        mean /= d
+        ss = 0.0
+        for j in range(d):
+            t = X[i, j] - mean
+            ss += t * t
+        sd = np.sqrt(ss / (d - 1)) if d > 1 else 0.0
+        if sd == 0.0:
+            sd = 1.0
+        for j in range(d):
+            out[i, j] = (X[i, j] - mean) / sd
+    return out
+
+
+@njit(parallel=True, cache=True)
+def minmax_rows(A, group, lo, hi):
+    """Each row of each consecutive block of ``group`` columns mapped to [lo, hi], in place."""
+    n, p = A.shape
+    for i in prange(n):
+        for g0 in range(0, p, group):
+            g1 = min(g0 + group, p)
+            xmin = A[i, g0]
+            xmax = A[i, g0]
+            for j in range(g0 + 1, g1):
+                xmin = min(xmin, A[i, j])
+                xmax = max(xmax, A[i, j])
+            gain = (hi - lo) / (xmax - xmin) if xmax > xmin else np.inf
+            offset = xmin
+            if not gain <= MAX_GAIN:
+                gain = 1.0
+                offset = lo
+            for j in range(g0, g1):
+                A[i, j] = (A[i, j] - offset) * gain + lo
+    return A
+
+
+@njit(parallel=True, **_FAST)
+def affine_columns(A, offset, gain, lo):
+    """A[i, j] <- (A[i, j] − offset[j])·gain[j] + lo in place, rows in parallel."""
+    n, p = A.shape
+    for i in prange(n):
+        for j in range(p):
+            A[i, j] = (A[i, j] - offset[j]) * gain[j] + lo
+    return A
+
+
+@njit(parallel=True, **_FAST)
+def tansig_shrink(H, col0, bias, scale):
+    """H[i, col0 + j] <- tansig(scale·(H[i, col0 + j] + bias[j])) in place, rows in parallel.
+
+    The caller writes T = Z Wh (without the constant row of Wh) into columns col0 … col0+q of
+    a block H of I = [Z | E]; bias = 0.1·Wh[-1] is the product of H2's constant column 0.1, and
+    scale the shrink l.
+    """
+    q = bias.shape[0]
+    for i in prange(H.shape[0]):
+        for j in range(q):
+            H[i, col0 + j] = tanh(scale * (H[i, col0 + j] + bias[j]))
+    return H

@@ -1,0 +1,543 @@
+"""Broad Learning System (Chen & Liu 2018; ALGORITHMS.md §5), batch and incremental.
+
+One fit, in the order of the reference code ``bls_train``:
+
+1. H1 = [X', 0.1] with X' the scaled inputs (``preprocessing``, below).
+2. For each of n windows: We ~ U(-1, 1)^{(d+1)×k}; A = H1 We min-max scaled to [-1, 1];
+   the sparse autoencoder W_D = argmin ||A W_D − H1||² + lam ||W_D||₁ (ADMM, 50 steps, rho = 1);
+   Z_i = H1 W_Dᵀ, each column min-max scaled to [0, 1] with the training minima and maxima.
+3. H2 = [Z, 0.1] with Z = [Z_1 … Z_n]; Wh = orth(U(-1, 1)^{(nk+1)×q}); T2 = H2 Wh;
+   shrink l = s / max(T2) on the training rows; E = tansig(l·T2).
+4. I = [Z | E]; beta = (IᵀI + C·I)⁻¹ IᵀT (primal, N ≥ columns) or Iᵀ(IIᵀ + C·I)⁻¹ T (dual).
+
+Every random matrix comes from one numpy Generator in a fixed order (We of window 1 … n, then
+Wh, then the Wh of each ``add_enhancement_nodes`` call), so a seed fixes the model at any thread
+count. The N × (nk+q) matrix I is never held whole in the primal case: it is built in row blocks
+(E written in place by the tansig kernel), and IᵀI is accumulated block by block with BLAS syrk
+into the one (nk+q)² Gram matrix, which is solved by Cholesky.
+
+``preprocessing='reference'`` reproduces the reference code's choices: each sample (row) of X
+z-scored, ``mapminmax`` of A on rows (per sample, within each window), class targets ±1.
+The default ``'minmax'`` instead min-max scales each input column to [0, 1] with the training
+minima and maxima, scales each column of A to [-1, 1] on the training rows, and codes classes
+one-hot 0/1 like the ELMs. Per-sample z-scoring suits images and signals (MNIST, 10000 rows,
+q = 2000: 97.4% test accuracy against 96.8% for 'minmax') but destroys the information of
+inputs with one or two features and mixes the units of unrelated features; per-column
+standardisation was worse than both on MNIST (95.6%: rare pixels become outliers). The A
+scaling and the ±1 coding changed accuracy by less than 0.1 point.
+
+Incremental learning (Chen & Liu 2018, §III) keeps the ridge normal equations instead of the
+paper's Greville pseudo-inverse updates: the Gram state (K = IᵀI + C·I with IᵀT in the primal
+form, G = IIᵀ + C·I with T in the dual form) is extended block-wise by new enhancement nodes or
+new rows and re-solved by Cholesky, so the result equals a readout retrained on the same nodes
+and rows, with no explicit pseudo-inverse. As in the reference code (``bls_train_input``), the
+input scaling, the feature windows' min-max scaling and each enhancement group's shrink stay as
+fitted; a new group of enhancement nodes gets its own shrink s / max(H2 Wh_new) over the rows
+seen so far (``bls_train_enhance``).
+"""
+import functools
+from contextlib import contextmanager
+
+import numba
+import numpy as np
+from scipy.linalg import cho_factor, cho_solve, orth
+from scipy.linalg.blas import get_blas_funcs
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import ThreadpoolController
+
+from ._base import ClassifierOutputs, RegressorOutputs, check_nonnegative, check_positive_int
+from ._hidden import check_dtype, check_generator
+from ._kernels.bls import admm_lasso, affine_columns, minmax_rows, tansig_shrink, zscore_rows
+from ._ridge import add_to_diagonal, spd_solve
+
+BIAS = 0.1  # the constant column appended to X and to Z (H1 = [X, 0.1], H2 = [Z, 0.1])
+ADMM_ITERATIONS = 50
+BLOCK_BYTES = 1 << 28  # rows of I are built and multiplied in blocks of about this size
+PREPROCESSING = ("minmax", "reference")
+# below this many flops (about 20 ms on one core) BLAS and Numba run on one thread: on a busy
+# machine a threaded SVD or Cholesky of a few hundred rows was seen 10-100× slower
+SERIAL_WORK = 1e9
+
+
+@functools.lru_cache(maxsize=1)
+def _blas_controller():
+    return ThreadpoolController()
+
+
+@contextmanager
+def serial_if_small(work):
+    """Run BLAS/LAPACK and Numba kernels on one thread when ``work`` (flops) is small."""
+    if work >= SERIAL_WORK:
+        yield
+        return
+    threads = numba.get_num_threads()
+    with _blas_controller().limit(limits=1, user_api="blas"):
+        numba.set_num_threads(1)
+        try:
+            yield
+        finally:
+            numba.set_num_threads(threads)
+
+
+def draw_enhancement_weights(rng, n_inputs, n_nodes, dtype):
+    """Wh = orth(U(-1, 1)^{n_inputs×n_nodes}): orthonormal columns if n_inputs ≥ n_nodes, else
+    orthonormal rows (the reference's ``orth(2*rand(r, c)' - 1)'``)."""
+    R = rng.uniform(-1.0, 1.0, size=(n_inputs, n_nodes))
+    W = orth(R) if n_inputs >= n_nodes else orth(R.T).T
+    if W.shape != R.shape:
+        raise np.linalg.LinAlgError("random enhancement weights are rank deficient; reseed")
+    return W.astype(dtype)
+
+
+def minmax_parameters(A, lo, hi):
+    """Column offsets and gains of ``mapminmax`` to [lo, hi]: y = (x − offset)·gain + lo; a
+    constant column (or gain > 1e14) gets gain 1 and offset lo, i.e. passes unchanged."""
+    xmin = A.min(axis=0).astype(np.float64)
+    xrange = A.max(axis=0).astype(np.float64) - xmin
+    with np.errstate(divide="ignore"):
+        gain = (hi - lo) / xrange
+    fix = ~(gain <= 1e14)
+    gain[fix] = 1.0
+    xmin[fix] = lo
+    return xmin, gain
+
+
+def sparse_autoencoder(A, AtB, lam, n_iter=ADMM_ITERATIONS):
+    """W (k×p) = argmin ||A W − B||² + lam ||W||₁ by ADMM, given A (N×k) and AᵀB (k×p).
+
+    L1 = (AᵀA + I)⁻¹ is the explicit k×k inverse, as in the reference ``sparse_bls`` (k is ~10).
+    """
+    A = np.asarray(A, dtype=np.float64)
+    L1 = np.linalg.inv(add_to_diagonal(A.T @ A, 1.0))
+    L2 = L1 @ np.asarray(AtB, dtype=np.float64)
+    return admm_lasso(L1, L2, float(lam), int(n_iter))
+
+
+def _gram_update(K, block):
+    """K += blockᵀ block on K's upper triangle, in place (syrk when K has the block's dtype)."""
+    if K.dtype == block.dtype and K.flags.f_contiguous:
+        syrk = get_blas_funcs("syrk", dtype=K.dtype)
+        out = syrk(1.0, block.T, beta=1.0, c=K, trans=0, lower=0, overwrite_c=1)
+        if out is not K:  # pragma: no cover - f2py copies only non-contiguous input
+            K[...] = out
+    else:
+        K += block.T @ block
+    return K
+
+
+def _symmetric(K):
+    """The full symmetric matrix from K's upper triangle."""
+    upper = np.triu(K)
+    return upper + np.triu(upper, 1).T
+
+
+def solve_gram(K, B):
+    """K⁻¹ B for the SPD Gram matrix K (upper triangle used), by Cholesky.
+
+    Like the reference code's backslash, a successful Cholesky is trusted however small C makes
+    the system's conditioning (C = 2⁻³⁰ is the BLS default): the fit residual stays at round-off.
+    When Cholesky fails (K numerically indefinite) ``_ridge.spd_solve`` takes over with its
+    warned eigen-solve.
+    """
+    try:
+        c = cho_factor(K, lower=False, overwrite_a=False, check_finite=False)
+    except np.linalg.LinAlgError:
+        return spd_solve(_symmetric(K), B)
+    return cho_solve(c, np.asarray(B, dtype=np.float64), check_finite=False)
+
+
+def _work(n_rows, n_nodes, n_features, n_feature_nodes):
+    """Flops of a BLS fit: the window products, then the Gram and its Cholesky."""
+    small = min(n_rows, n_nodes)
+    return (2.0 * n_rows * n_features * n_feature_nodes * 3
+            + n_rows * n_nodes * (2 * n_feature_nodes + small) + small ** 3 / 3)
+
+
+class BroadGram:
+    """Normal-equation state of the BLS readout, kept for incremental learning.
+
+    ``form='primal'``: K = IᵀI + C·I (columns × columns) and ``rhs`` = IᵀT.
+    ``form='dual'``:   K = IIᵀ + C·I (rows × rows) and ``rhs`` = T.
+    K is float64 in Fortran order and only its upper triangle is maintained.
+    """
+
+    def __init__(self, form, K, rhs):
+        self.form = form
+        self.K = K
+        self.rhs = rhs
+
+
+class _BLS(BaseEstimator):
+    def __init__(self, n_windows=10, nodes_per_window=10, n_enhancement=1000, shrink=0.8,
+                 reg=2.0 ** -30, sparse_lambda=1e-3, preprocessing="minmax",
+                 random_state=None, dtype="float64"):
+        self.n_windows = n_windows
+        self.nodes_per_window = nodes_per_window
+        self.n_enhancement = n_enhancement
+        self.shrink = shrink
+        self.reg = reg
+        self.sparse_lambda = sparse_lambda
+        self.preprocessing = preprocessing
+        self.random_state = random_state
+        self.dtype = dtype
+
+    # ---------------------------------------------------------------- parameters and layout
+    def _check_params(self):
+        check_positive_int(self.n_windows, "n_windows")
+        check_positive_int(self.nodes_per_window, "nodes_per_window")
+        check_positive_int(self.n_enhancement, "n_enhancement")
+        for name in ("shrink", "reg", "sparse_lambda"):
+            check_nonnegative(getattr(self, name), name)
+        if not self.shrink > 0:
+            raise ValueError(f"shrink must be > 0, got {self.shrink!r}")
+        if self.preprocessing not in PREPROCESSING:
+            raise ValueError(f"preprocessing={self.preprocessing!r} is not one of {PREPROCESSING}")
+        return check_dtype(self.dtype)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = self.random_state is None
+        return tags
+
+    @property
+    def n_nodes_(self):
+        """Columns of I: feature nodes n·k plus every enhancement node."""
+        check_is_fitted(self, "beta_")
+        return self._n_nodes()
+
+    def _n_nodes(self):
+        return self.sparse_weights_.shape[1] + sum(W.shape[1] for W in self.enhancement_weights_)
+
+    def _block_rows(self, n_columns):
+        itemsize = np.dtype(self.sparse_weights_.dtype).itemsize
+        return max(256, BLOCK_BYTES // (itemsize * max(n_columns, 1)))
+
+    # ---------------------------------------------------------------- the broad layer
+    def _scale_inputs(self, X):
+        """X' of H1 = [X', 0.1]: rows z-scored (reference) or columns min-max scaled (minmax)."""
+        if self.preprocessing == "reference":
+            return zscore_rows(X).astype(X.dtype, copy=False)
+        return affine_columns(np.array(X, dtype=X.dtype, order="C"), self.x_offset_,
+                              self.x_gain_, 0.0)
+
+    def _fit_feature_windows(self, X, rng):
+        """Learn the n sparse-autoencoder windows on scaled inputs X (N×d); return Z (N×nk)."""
+        n, k, dtype = self.n_windows, self.nodes_per_window, X.dtype
+        d = X.shape[1]
+        We = np.hstack([rng.uniform(-1.0, 1.0, size=(d + 1, k)) for _ in range(n)]).astype(dtype)
+        A = X @ We[:-1] + BIAS * We[-1]
+        if self.preprocessing == "reference":
+            minmax_rows(A, k, -1.0, 1.0)
+        else:
+            offset, gain = minmax_parameters(A, -1.0, 1.0)
+            affine_columns(A, offset.astype(dtype), gain.astype(dtype), -1.0)
+        AtH1 = np.hstack([A.T @ X, BIAS * A.sum(axis=0, dtype=np.float64)[:, None]])
+        WD = [sparse_autoencoder(A[:, i * k:(i + 1) * k], AtH1[i * k:(i + 1) * k],
+                                 self.sparse_lambda) for i in range(n)]
+        self.mapping_weights_ = We
+        self.sparse_weights_ = np.vstack(WD).T.astype(dtype)  # (d+1)×nk: Z = H1 @ this
+        Z = X @ self.sparse_weights_[:-1] + BIAS * self.sparse_weights_[-1]
+        offset, gain = minmax_parameters(Z, 0.0, 1.0)
+        self.feature_offset_, self.feature_gain_ = offset.astype(dtype), gain.astype(dtype)
+        return affine_columns(Z, self.feature_offset_, self.feature_gain_, 0.0)
+
+    def _feature_nodes(self, X):
+        """Z for new scaled inputs X with the fitted windows and training min-max scaling."""
+        Z = X @ self.sparse_weights_[:-1] + BIAS * self.sparse_weights_[-1]
+        return affine_columns(Z, self.feature_offset_, self.feature_gain_, 0.0)
+
+    def _enhancement_shrink(self, Z, Wh):
+        """l = s / max(T2), T2 = H2 Wh over the rows of Z (H2 = [Z, 0.1]), block by block.
+
+        Only when max(T2) ≤ 0 (a degenerate handful of rows) is max |T2| used instead.
+        """
+        rows = self._block_rows(Wh.shape[1])
+        top, top_abs = -np.inf, 0.0
+        for r0 in range(0, Z.shape[0], rows):
+            T2 = Z[r0:r0 + rows] @ Wh[:-1] + BIAS * Wh[-1]
+            top = max(top, float(T2.max()))
+            top_abs = max(top_abs, float(-T2.min()))
+        top = top if top > 0 else top_abs
+        return self.shrink / top if top > 0 else self.shrink
+
+    def _broad_blocks(self, Z, rows=None):
+        """Yield (start, stop, I_block) with I = [Z | E_1 | E_2 …] for the rows of Z.
+
+        One buffer is reused for every block: consume each block before asking for the next.
+        """
+        L = self._n_nodes()
+        rows = min(Z.shape[0], rows or self._block_rows(L))
+        buffer = np.empty((max(rows, 1), L), dtype=Z.dtype)
+        nk = Z.shape[1]
+        for r0 in range(0, Z.shape[0], rows):
+            r1 = min(r0 + rows, Z.shape[0])
+            block = buffer[:r1 - r0]
+            block[:, :nk] = Z[r0:r1]
+            col = nk
+            for Wh, l in zip(self.enhancement_weights_, self.enhancement_shrink_):
+                q = Wh.shape[1]
+                np.matmul(Z[r0:r1], Wh[:-1], out=block[:, col:col + q])
+                tansig_shrink(block, col, BIAS * Wh[-1], l)
+                col += q
+            yield r0, r1, block
+
+    def broad_features(self, X):
+        """I = [Z | E] (n × ``n_nodes_``) for rows X: the broad layer the readout sees."""
+        check_is_fitted(self, "beta_")
+        X = validate_data(self, X, reset=False, dtype=self.sparse_weights_.dtype)
+        Z = self._feature_nodes(self._scale_inputs(X))
+        return next(self._broad_blocks(Z, rows=max(Z.shape[0], 1)))[2].copy()
+
+    def _scores(self, X):
+        """Readout outputs I(X) beta for new rows (n×m), I built block by block."""
+        check_is_fitted(self, "beta_")
+        X = validate_data(self, X, reset=False, dtype=self.sparse_weights_.dtype)
+        with serial_if_small(2.0 * X.shape[0] * self._n_nodes() * (X.shape[1] + 30)):
+            Z = self._feature_nodes(self._scale_inputs(X))
+            out = np.empty((Z.shape[0], self.beta_.shape[1]), dtype=self.beta_.dtype)
+            for r0, r1, block in self._broad_blocks(Z):
+                out[r0:r1] = block @ self.beta_
+        return out
+
+    # ---------------------------------------------------------------- the readout
+    def _build_gram(self, form):
+        """The Gram state of the stored rows and nodes, in the given form, from scratch."""
+        Z, T = self.feature_nodes_, self.targets_
+        L = self._n_nodes()
+        if form == "primal":
+            K = np.zeros((L, L), dtype=Z.dtype, order="F")
+            rhs = np.zeros((L, T.shape[1]))
+            for r0, r1, block in self._broad_blocks(Z):
+                _gram_update(K, block)
+                rhs += block.T @ T[r0:r1]
+            K = np.asfortranarray(K, dtype=np.float64)
+        else:
+            broad = next(self._broad_blocks(Z, rows=max(Z.shape[0], 1)))[2]
+            K = np.asfortranarray(broad @ broad.T, dtype=np.float64)
+            rhs = T.astype(np.float64)
+        return BroadGram(form, add_to_diagonal(K, self.reg), rhs)
+
+    def _preferred_form(self):
+        return "primal" if self.feature_nodes_.shape[0] >= self._n_nodes() else "dual"
+
+    def _solve(self):
+        """beta from the Gram state: Cholesky, then Iᵀ(·) in the dual form."""
+        dtype = self.sparse_weights_.dtype
+        a = solve_gram(self.gram_.K, self.gram_.rhs)
+        if self.gram_.form == "primal":
+            self.beta_ = a.astype(dtype)
+        else:
+            beta = np.zeros((self._n_nodes(), a.shape[1]))
+            for r0, r1, block in self._broad_blocks(self.feature_nodes_):
+                beta += block.T @ a[r0:r1]
+            self.beta_ = beta.astype(dtype)
+        return self
+
+    # ---------------------------------------------------------------- fit and increments
+    def _fit(self, X, y, **target_kw):
+        dtype = self._check_params()
+        X, T = self._validate_Xy(X, y, dtype, reset=True, **target_kw)
+        T = self._code_targets(T)
+        n, d = X.shape
+        nk = self.n_windows * self.nodes_per_window
+        with serial_if_small(_work(n, nk + self.n_enhancement, d, nk)):
+            rng = check_generator(self.random_state)
+            if self.preprocessing == "minmax":
+                offset, gain = minmax_parameters(X, 0.0, 1.0)
+                self.x_offset_, self.x_gain_ = offset.astype(dtype), gain.astype(dtype)
+            Z = self._fit_feature_windows(self._scale_inputs(X), rng)
+            Wh = draw_enhancement_weights(rng, nk + 1, self.n_enhancement, dtype)
+            self.enhancement_weights_ = [Wh]
+            self.enhancement_shrink_ = [self._enhancement_shrink(Z, Wh)]
+            self.feature_nodes_, self.targets_ = Z, T
+            self.rng_ = rng
+            self.gram_ = self._build_gram(self._preferred_form())
+            return self._solve()
+
+    def _code_targets(self, T):
+        return T
+
+    def add_enhancement_nodes(self, n_new):
+        """Append ``n_new`` enhancement nodes and update the readout without refitting.
+
+        The new group gets its own Wh (next draws of ``rng_``) and shrink s / max(H2 Wh) over
+        every row learned so far. The primal Gram K grows by the blocks [IᵀE; EᵀE + C·I] and
+        IᵀT by EᵀT; the dual one by E Eᵀ. Then beta is re-solved by Cholesky.
+        """
+        check_is_fitted(self, "beta_")
+        n_new = check_positive_int(n_new, "n_new")
+        Z = self.feature_nodes_
+        with serial_if_small(_work(Z.shape[0], self._n_nodes() + n_new, 0, Z.shape[1])):
+            return self._add_enhancement_nodes(n_new)
+
+    def _add_enhancement_nodes(self, n_new):
+        Z, T, dtype = self.feature_nodes_, self.targets_, self.sparse_weights_.dtype
+        Wh = draw_enhancement_weights(self.rng_, Z.shape[1] + 1, n_new, dtype)
+        L_old, gram = self._n_nodes(), self.gram_
+        self.enhancement_weights_.append(Wh)
+        self.enhancement_shrink_.append(self._enhancement_shrink(Z, Wh))
+        if gram.form != self._preferred_form():
+            self.gram_ = self._build_gram(self._preferred_form())
+        elif gram.form == "primal":
+            L = L_old + n_new
+            K = np.zeros((L, L), order="F")
+            K[:L_old, :L_old] = gram.K
+            EtE = np.zeros((n_new, n_new))
+            rhs = np.vstack([gram.rhs, np.zeros((n_new, T.shape[1]))])
+            for r0, r1, block in self._broad_blocks(Z):
+                E = block[:, L_old:]
+                K[:L_old, L_old:] += block[:, :L_old].T @ E
+                EtE += E.T @ E
+                rhs[L_old:] += E.T @ T[r0:r1]
+            K[L_old:, L_old:] = add_to_diagonal(EtE, self.reg)
+            self.gram_ = BroadGram("primal", K, rhs)
+        else:
+            E = next(self._broad_blocks(Z, rows=Z.shape[0]))[2][:, L_old:]
+            gram.K += E @ E.T
+        return self._solve()
+
+    def add_rows(self, X, y):
+        """Learn new rows (X, y) with the fitted windows, scalings and enhancement nodes.
+
+        The primal Gram absorbs I_newᵀI_new and I_newᵀT_new; the dual one grows by the blocks
+        [I_old I_newᵀ; I_new I_newᵀ + C·I]. Then beta is re-solved by Cholesky.
+        """
+        check_is_fitted(self, "beta_")
+        dtype = self.sparse_weights_.dtype
+        X, T = self._validate_Xy(X, y, dtype, reset=False)
+        T = self._code_targets(T)
+        n_rows = self.feature_nodes_.shape[0] + X.shape[0]
+        with serial_if_small(_work(n_rows, self._n_nodes(), X.shape[1], 0)):
+            return self._add_rows(X, T)
+
+    def _add_rows(self, X, T):
+        Z_new = self._feature_nodes(self._scale_inputs(X))
+        Z_old, gram = self.feature_nodes_, self.gram_
+        self.feature_nodes_ = np.vstack([Z_old, Z_new])
+        self.targets_ = np.vstack([self.targets_, T])
+        if gram.form != self._preferred_form():
+            self.gram_ = self._build_gram(self._preferred_form())
+        elif gram.form == "primal":
+            for r0, r1, block in self._broad_blocks(Z_new):
+                _gram_update(gram.K, block)
+                gram.rhs += block.T @ T[r0:r1]
+        else:
+            n_old, n_new = Z_old.shape[0], Z_new.shape[0]
+            I_all = next(self._broad_blocks(self.feature_nodes_, rows=n_old + n_new))[2]
+            I_old, I_new = I_all[:n_old], I_all[n_old:]
+            K = np.zeros((n_old + n_new, n_old + n_new), order="F")
+            K[:n_old, :n_old] = gram.K
+            K[:n_old, n_old:] = I_old @ I_new.T
+            K[n_old:, n_old:] = add_to_diagonal(I_new @ I_new.T, self.reg)
+            self.gram_ = BroadGram("dual", K, np.vstack([gram.rhs, T]))
+        return self._solve()
+
+
+_PARAMS_DOC = """
+    Parameters
+    ----------
+    n_windows : int, default=10
+        Number n of feature windows (sparse autoencoders).
+    nodes_per_window : int, default=10
+        Feature nodes k per window; Z has n·k columns.
+    n_enhancement : int, default=1000
+        Enhancement nodes q (the reference MNIST demo uses 11000, the fMRI paper 2000).
+    shrink : float, default=0.8
+        s in the enhancement shrink l = s / max(H2 Wh).
+    reg : float, default=2**-30
+        Ridge penalty C of the readout, (IᵀI + C·I)⁻¹ IᵀT.
+    sparse_lambda : float, default=1e-3
+        L1 weight lam of the sparse autoencoder (ADMM, 50 steps, rho = 1).
+    preprocessing : {'minmax', 'reference'}, default='minmax'
+        'reference' reproduces the reference code exactly: each sample z-scored, A = H1 We
+        min-max scaled per row within each window, class targets ±1. 'minmax' scales each input
+        column to [0, 1] (training minima and maxima), A per column, and codes classes one-hot
+        0/1 (module docstring).
+    random_state : int, numpy Generator or None
+        Seeds every We (window by window), then Wh, then the Wh of later
+        ``add_enhancement_nodes`` calls, from one Generator.
+    dtype : {'float64', 'float32'}, default='float64'
+        Precision of the broad layer and its Gram product (the Cholesky solve is float64).
+        float32 halves memory and the Gram time but its Gram carries ~1e-7 relative round-off:
+        use reg ≳ 1e-3·(rows/1000) rather than 2**-30 with it.
+"""
+
+_ATTRIBUTES_DOC = """
+    Attributes
+    ----------
+    mapping_weights_ : (d+1, n·k) the random We, window i in columns i·k … (i+1)·k
+    sparse_weights_ : (d+1, n·k) the sparse autoencoders' W_Dᵀ: Z = [X', 0.1] @ this
+    feature_offset_, feature_gain_ : (n·k,) the feature windows' min-max scaling to [0, 1]
+    x_offset_, x_gain_ : (d,) input min-max scaling ('minmax' preprocessing only)
+    enhancement_weights_ : list of (n·k+1, q_g) orthonormal Wh, one per enhancement group
+    enhancement_shrink_ : list of the groups' shrinks l_g
+    beta_ : (n_nodes_, m) the readout; rows follow I = [Z | E_1 | E_2 …]
+    feature_nodes_, targets_ : Z and the coded targets of every row learned (for increments)
+    gram_ : BroadGram, the kept normal equations (K is n_nodes_² or rows², float64)
+    rng_ : the Generator, advanced past every draw so far
+"""
+
+_REFERENCES_DOC = """
+    References
+    ----------
+    Chen & Liu (2018), Broad learning system: an effective and efficient incremental learning
+    system without the need for deep architecture. IEEE TNNLS 29(1), 10-24.
+"""
+
+
+class BLSRegressor(RegressorOutputs, RegressorMixin, _BLS):
+    __doc__ = "Broad Learning System regressor, single or multi-output, with incremental " \
+        "learning (``add_enhancement_nodes``, ``partial_fit``)." + _PARAMS_DOC + \
+        _ATTRIBUTES_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastelm.bls import BLSRegressor
+    >>> X = np.linspace(-1, 1, 300)[:, None]
+    >>> y = np.sin(3 * X[:, 0])
+    >>> BLSRegressor(n_enhancement=100, reg=1e-6, random_state=0).fit(X, y).score(X, y) > 0.99
+    True
+    """ + _REFERENCES_DOC
+
+    def fit(self, X, y):
+        """Fit the windows, the enhancement nodes and the readout on (X, y) from scratch."""
+        return self._fit(X, y)
+
+    def partial_fit(self, X, y):
+        """Fit on the first call; afterwards learn the new rows (``add_rows``)."""
+        if not hasattr(self, "beta_"):
+            return self._fit(X, y)
+        return self.add_rows(X, y)
+
+
+class BLSClassifier(ClassifierOutputs, ClassifierMixin, _BLS):
+    __doc__ = "Broad Learning System classifier (least-squares readout on class targets; " \
+        "``predict_proba`` is the softmax of the scores), with incremental learning." + \
+        _PARAMS_DOC + _ATTRIBUTES_DOC + """    classes_ : sorted class labels
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from fastelm.bls import BLSClassifier
+    >>> X, y = load_digits(return_X_y=True)
+    >>> model = BLSClassifier(n_enhancement=500, reg=1e-3, random_state=0).fit(X[:1500], y[:1500])
+    >>> model.score(X[1500:], y[1500:]) > 0.9
+    True
+    """ + _REFERENCES_DOC
+
+    def _code_targets(self, T):
+        return 2 * T - 1 if self.preprocessing == "reference" else T
+
+    def fit(self, X, y):
+        """Fit the windows, the enhancement nodes and the readout on (X, y) from scratch."""
+        return self._fit(X, y)
+
+    def partial_fit(self, X, y, classes=None):
+        """Fit on the first call (``classes``, every label ever to appear, required there);
+        afterwards learn the new rows (``add_rows``)."""
+        if not hasattr(self, "beta_"):
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit")
+            return self._fit(X, y, classes=classes)
+        return self.add_rows(X, y)
