@@ -103,12 +103,18 @@ def run_scipy(fitness, pop0, seed):
     return res.fun, res.nfev
 
 
-def median_time(fn, repeat):
-    times, out = [], None
+def median_time(fn, repeat, cpu=None):
+    """Median wall time of ``repeat`` calls and the last result; appends the median process
+    CPU time (all threads) to ``cpu`` if given — on a loaded machine, CPU / threads is what the
+    wall time would be on idle cores."""
+    times, cpus, out = [], [], None
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         out = fn()
         times.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    if cpu is not None:
+        cpu.append(float(np.median(cpus)))
     return float(np.median(times)), out
 
 
@@ -128,34 +134,42 @@ def main(argv=None):
     print(f"numba threads: {numba.get_num_threads()}  data: Wdbc {X.shape}, |L| = {len(train)},"
           f" |V| = {len(val)}, {N_HIDDEN} tanh nodes, NP {POP_SIZE}, {N_GENERATIONS} generations")
 
-    threads = numba.get_num_threads()
-    t_fast, best_fast = median_time(lambda: run_fastelm(X, T, train, val, pop0, 1), args.repeat)
-    t_est, best_est = median_time(lambda: run_estimator(X, y, train, val, 1), args.repeat)
+    threads, cpu = numba.get_num_threads(), []
+    t_fast, best_fast = median_time(lambda: run_fastelm(X, T, train, val, pop0, 1), args.repeat,
+                                    cpu)
+    t_est, best_est = median_time(lambda: run_estimator(X, y, train, val, 1), args.repeat, cpu)
     numba.set_num_threads(1)
-    t_one, _ = median_time(lambda: run_fastelm(X, T, train, val, pop0, 1), args.repeat)
+    t_one, _ = median_time(lambda: run_fastelm(X, T, train, val, pop0, 1), args.repeat, cpu)
     numba.set_num_threads(threads)
-    t_sp, (best_sp, nfev) = median_time(lambda: run_scipy(fitness, pop0, 1), args.repeat)
-    print(f"one DE run (median of {args.repeat}):")
-    print(f"  fastelm evolve          {t_fast * 1e3:8.1f} ms   best V-RMSE {best_fast:.4f}")
-    print(f"  fastelm DEELM.fit       {t_est * 1e3:8.1f} ms   best V-RMSE {best_est:.4f}")
-    print(f"  fastelm evolve, 1 thread{t_one * 1e3:8.1f} ms")
-    print(f"  scipy DE (numpy)        {t_sp * 1e3:8.1f} ms   best V-RMSE {best_sp:.4f}"
-          f"   ({nfev} evaluations)")
-    print(f"  ratio scipy / evolve    {t_sp / t_fast:8.2f}x   ({threads} threads)")
-    print(f"  ratio scipy / fit       {t_sp / t_est:8.2f}x   ({threads} threads)")
-    print(f"  ratio scipy / evolve    {t_sp / t_one:8.2f}x   (1 thread)")
+    t_sp, (best_sp, nfev) = median_time(lambda: run_scipy(fitness, pop0, 1), args.repeat, cpu)
+    c_fast, c_est, c_one, c_sp = cpu
+    print(f"one DE run (median of {args.repeat}; wall / process CPU):")
+    print(f"  fastelm evolve           {t_fast * 1e3:7.1f} / {c_fast * 1e3:7.1f} ms   "
+          f"best V-RMSE {best_fast:.4f}")
+    print(f"  fastelm DEELM.fit        {t_est * 1e3:7.1f} / {c_est * 1e3:7.1f} ms   "
+          f"best V-RMSE {best_est:.4f}")
+    print(f"  fastelm evolve, 1 thread {t_one * 1e3:7.1f} / {c_one * 1e3:7.1f} ms")
+    print(f"  scipy DE (numpy)         {t_sp * 1e3:7.1f} / {c_sp * 1e3:7.1f} ms   "
+          f"best V-RMSE {best_sp:.4f}   ({nfev} evaluations)")
+    print(f"  wall ratio scipy / evolve   {t_sp / t_fast:6.2f}x  ({threads} threads)")
+    print(f"  wall ratio scipy / fit      {t_sp / t_est:6.2f}x  ({threads} threads)")
+    print(f"  wall ratio scipy / evolve   {t_sp / t_one:6.2f}x  (1 thread)")
+    print(f"  CPU ratio scipy / evolve    {c_sp / c_one:6.2f}x  (1 thread)")
 
+    cpu = []
     t_sel, sel = median_time(
         lambda: select_strategy(X, y, n_repeats=args.n_repeats, random_state=0,
                                 estimator=DEELMClassifier(n_hidden=N_HIDDEN)),
-        args.selection_repeat)
+        args.selection_repeat, cpu)
     evaluations = args.n_repeats * POP_SIZE * (1 + 3 * N_GENERATIONS)
     print(f"strategy selection, {args.n_repeats} repetitions x 3 strategies "
           f"({evaluations} fitness evaluations), median of {args.selection_repeat}:")
-    print(f"  {t_sel:.2f} s  ({t_sel / evaluations * 1e6:.0f} us per evaluation)   winner "
+    print(f"  {t_sel:.2f} s wall, {cpu[0]:.2f} s CPU ({t_sel / evaluations * 1e6:.0f} us wall, "
+          f"{cpu[0] / evaluations * 1e6:.0f} us CPU per evaluation)   winner "
           f"{sel.strategy}, votes {dict(zip(sel.strategies, sel.votes.tolist()))}, RMSE sums "
           f"{dict(zip(sel.strategies, np.round(sel.rmse_sums, 3).tolist()))}")
-    print(f"  one scipy-DE evaluation for comparison: {t_sp / nfev * 1e6:.0f} us")
+    print(f"  one scipy-DE evaluation for comparison: {t_sp / nfev * 1e6:.0f} us wall, "
+          f"{c_sp / nfev * 1e6:.0f} us CPU")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,20 @@ L, the RMSE of the network on a validation part V, and ||beta||. Each generation
 The loops are Numba kernels (``fastelm._kernels.de``), parallel over individuals. All randomness
 (split, initial population, r1..r4, crossover masks, j_rand) is drawn here with numpy Generators,
 so a seed gives the same populations at any thread count.
+
+Choices where the paper is silent or ambiguous (each reachable by a parameter where it matters):
+- final readout: the paper returns "the best individual and its output weights", i.e. beta
+  fitted on L (``readout='train'``); ``readout='all'`` refits it on L ∪ V;
+- fitness RMSE is on V (Algorithm 3; §3.2's complexity count says "training set"), averaged
+  over rows and outputs (one-hot columns for classifiers), as in E-ELM;
+- F(t) breeds generation t + 1 from t, t = 0..T−1, T = n_generations (example 2: generation 10
+  uses F(10)); the best individual is the lowest validation RMSE, ties to the lowest index;
+- ``elitism=True`` (default) protects each population's best individual, so the best RMSE never
+  rises; ``elitism=False`` applies either selection rule to every individual as published;
+- an individual whose ridge system is numerically singular (alpha ~ 0) has RMSE = inf;
+- strategy selection: the three strategies of a repetition share its split, initial
+  population and random draws (common random numbers), and a repetition's score is the best
+  individual's validation RMSE (V both guides the DE and scores it, as in Algorithm 1 + 3).
 """
 import math
 import numbers

@@ -191,7 +191,7 @@ def test_split_indices():
 # --------------------------------------------------------------------------- estimators
 
 
-_SMALL = dict(n_hidden=12, pop_size=5, n_generations=2, random_state=0)
+_SMALL = dict(n_hidden=12, pop_size=5, n_generations=1, random_state=0)
 
 
 @parametrize_with_checks([DEELMRegressor(**_SMALL), DEELMClassifier(**_SMALL)])
@@ -200,14 +200,13 @@ def test_sklearn_compatible(estimator, check):
 
 
 _THREADS_SCRIPT = textwrap.dedent("""
-    import hashlib, json, sys
+    import hashlib, json
     import numpy as np
-    from sklearn.datasets import load_wine
-    from sklearn.preprocessing import scale
     import fastelm.evolution as ev
 
-    X, y = load_wine(return_X_y=True)
-    X = scale(X)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((150, 6))
+    y = (X[:, 0] + np.sin(2 * X[:, 1]) > 0).astype(int) + (X[:, 2] > 1)
     digest, plain = [], ev.evolve
 
     def recording(*args, **kw):
