@@ -116,6 +116,13 @@ def affine_columns(A, offset, gain, lo):
     return A
 
 
+@njit(**_FAST)
+def _tansig_row(h, bias, scale):
+    # one contiguous row: straight-line code LLVM vectorises
+    for j in range(h.shape[0]):
+        h[j] = tanh(scale * (h[j] + bias[j]))
+
+
 @njit(parallel=True, **_FAST)
 def tansig_shrink(H, col0, bias, scale):
     """H[i, col0 + j] <- tansig(scale·(H[i, col0 + j] + bias[j])) in place, rows in parallel.
@@ -126,6 +133,5 @@ def tansig_shrink(H, col0, bias, scale):
     """
     q = bias.shape[0]
     for i in prange(H.shape[0]):
-        for j in range(q):
-            H[i, col0 + j] = tanh(scale * (H[i, col0 + j] + bias[j]))
+        _tansig_row(H[i, col0:col0 + q], bias, scale)
     return H
