@@ -3,6 +3,7 @@
 Kernels compile on first use (and are cached on disk), not at import.
 """
 from .elm import ELMClassifier, ELMRegressor, OSELMClassifier, OSELMRegressor
+from .evolution import DEELMClassifier, DEELMRegressor, StrategySelection, select_strategy
 from .fos_elm import FOSELMClassifier, FOSELMRegressor
 from .semi_supervised import TriTrainingClassifier
 from .sensitivity import (EFASTResult, efast, efast_analyze, efast_sample,
@@ -13,6 +14,7 @@ __version__ = "0.1.0"
 __all__ = [
     "ELMClassifier", "ELMRegressor", "OSELMClassifier", "OSELMRegressor",
     "FOSELMClassifier", "FOSELMRegressor",
+    "DEELMClassifier", "DEELMRegressor", "StrategySelection", "select_strategy",
     "TriTrainingClassifier",
     "EFASTResult", "efast", "efast_analyze", "efast_sample", "hidden_node_sensitivity",
 ]
