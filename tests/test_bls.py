@@ -16,7 +16,8 @@ from fastelm._kernels.bls import minmax_rows, tansig_shrink, zscore_rows
 SMALL = dict(n_windows=3, nodes_per_window=4, n_enhancement=30)
 
 
-@parametrize_with_checks([BLSRegressor(random_state=0), BLSClassifier(random_state=0)])
+@parametrize_with_checks([BLSRegressor(n_enhancement=200, random_state=0),
+                          BLSClassifier(n_enhancement=200, random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -176,6 +177,8 @@ def test_incremental_equals_retraining(n0):
     model.add_enhancement_nodes(5)
     model.add_rows(X[n0 + 20:], y[n0 + 20:])
     assert model._n_nodes() == 12 + 30 + 8 + 5 and len(model.enhancement_shrink_) == 3
+    model.gram_ = None  # a dropped state is rebuilt from the stored feature nodes
+    model.add_enhancement_nodes(4)
     want = _retrained_beta(model, X, y)
     np.testing.assert_allclose(model.beta_, want, rtol=1e-6, atol=1e-6 * np.abs(want).max())
 
