@@ -1,0 +1,248 @@
+"""DE-ELM-SSC, DE-ELM-SSC+ and Tri-DE-ELM (ALGORITHMS.md §6): each is strategy selection + a
+DE-ELM base learner scored on V + Tri-training; the tests inspect the fitted pieces."""
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification, make_moons
+from sklearn.utils.estimator_checks import (check_estimator_cloneable,
+                                            check_get_params_invariance,
+                                            check_no_attributes_set_in_init,
+                                            check_parameters_default_constructible,
+                                            check_set_params, parametrize_with_checks)
+
+from fastelm.evolution import DEELMClassifier, scaling_factor, select_strategy
+from fastelm.semi_supervised import (_SEED_BOUND, DEELMSSC, DEELMSSCPlus, FGridSearch,
+                                     TriDEELM, grid_search_f)
+
+SMALL = dict(n_hidden=8, pop_size=6, n_generations=2)
+
+
+def _data(seed=0, n=200, labelled=0.3):
+    X, y = make_classification(n + 200, n_features=6, n_informative=4, n_redundant=0,
+                               class_sep=1.2, random_state=seed)
+    y_semi = np.where(np.random.default_rng(seed).random(n) < labelled, y[:n], -1)
+    return X[:n], y_semi, X[n:], y[n:]
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y_semi, X_test, y_test = _data()
+    labelled = np.flatnonzero(y_semi != -1)
+    val = labelled[::2]                   # half of the labelled rows as V
+    keep = np.setdiff1d(np.arange(len(X)), val)
+    return dict(X=X[keep], y=y_semi[keep], X_val=X[val], y_val=y_semi[val], X_test=X_test,
+                y_test=y_test, X_all=X, y_all=y_semi)
+
+
+# --- scikit-learn contract --------------------------------------------------------------------
+
+def _expected_failed_checks(estimator):
+    # as for TriTrainingClassifier: -1 marks unlabelled rows (sklearn exempts its own
+    # semi-supervised estimators from this check by name); string labels: test_string_labels.
+    return {"check_classifiers_classes": "-1 marks unlabelled rows, as in sklearn.semi_supervised"}
+
+
+# The full check suite on DEELMSSC, which runs every line the three share (they differ only in
+# the DE settings passed to the base learner); construction checks on the other two.
+@parametrize_with_checks([DEELMSSC(n_hidden=5, pop_size=5, n_generations=1,
+                                   n_selection_repeats=1, random_state=0)],
+                         expected_failed_checks=_expected_failed_checks)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("estimator", [DEELMSSCPlus(random_state=0), TriDEELM(random_state=0)],
+                         ids=["DEELMSSCPlus", "TriDEELM"])
+@pytest.mark.parametrize("check", [check_parameters_default_constructible,
+                                   check_no_attributes_set_in_init, check_estimator_cloneable,
+                                   check_get_params_invariance, check_set_params])
+def test_construction_checks(estimator, check):
+    check(type(estimator).__name__, estimator)
+
+
+# --- the compositions -------------------------------------------------------------------------
+
+def test_strategy_is_selected_on_l_and_v_and_recorded(data):
+    clf = DEELMSSC(n_selection_repeats=4, random_state=3, **SMALL)
+    clf.fit(data["X"], data["y"], data["X_val"], data["y_val"])
+    sel = clf.strategy_selection_
+    assert sel.strategy == clf.strategy_ and sel.rmse.shape == (4, 3)
+    assert sel.votes.sum() == 4
+    # the same vote, run by hand: D = L ∪ V, the estimator's DE settings, its first seed
+    labelled = data["y"] != -1
+    X_D = np.concatenate([data["X"][labelled], data["X_val"]])
+    y_D = np.concatenate([data["y"][labelled], data["y_val"]])
+    seed = int(np.random.default_rng(3).integers(_SEED_BOUND))
+    again = select_strategy(X_D, y_D, n_repeats=4, random_state=seed,
+                            estimator=DEELMClassifier(f_schedule="constant", f_constant=1.0,
+                                                      **SMALL))
+    np.testing.assert_allclose(again.rmse, sel.rmse)
+    for h in clf.estimators_:
+        assert isinstance(h, DEELMClassifier)
+        assert h.strategy == clf.strategy_
+        assert (h.f_schedule, h.f_constant) == ("constant", 1.0)
+    np.testing.assert_array_equal(clf.f_values_, np.ones(SMALL["n_generations"]))
+
+
+def test_named_strategy_skips_the_vote(data):
+    clf = DEELMSSC(strategy="best/2", random_state=0, **SMALL).fit(data["X_all"], data["y_all"])
+    assert clf.strategy_selection_ is None and clf.strategy_ == "best/2"
+    assert all(h.strategy == "best/2" for h in clf.estimators_)
+
+
+def test_plus_uses_the_nonlinear_f_schedule(data):
+    clf = DEELMSSCPlus(n_hidden=8, pop_size=6, n_generations=20, f_min=0.2, f_max=0.6,
+                       n_selection_repeats=2, random_state=0)
+    clf.fit(data["X"], data["y"], data["X_val"], data["y_val"])
+    for h in clf.estimators_:
+        assert (h.f_schedule, h.f_min, h.f_max) == ("nonlinear", 0.2, 0.6)
+        assert h.strategy == clf.strategy_
+    # the paper's example 2: F(10) = 0.448984, F(11) = 0.429306
+    np.testing.assert_allclose(clf.f_values_[[0, 10, 11]], [0.6, 0.448984, 0.429306], atol=1e-6)
+    np.testing.assert_allclose(clf.f_values_,
+                               [scaling_factor(t, 20, "nonlinear", 0.2, 0.6) for t in range(20)])
+
+
+def test_tri_de_elm_is_rand1_with_f_one(data):
+    clf = TriDEELM(random_state=0, **SMALL).fit(data["X"], data["y"], data["X_val"],
+                                                data["y_val"])
+    assert clf.strategy_ == "rand/1" and clf.strategy_selection_ is None
+    for h in clf.estimators_:
+        assert (h.strategy, h.f_schedule, h.f_constant) == ("rand/1", "constant", 1.0)
+    np.testing.assert_array_equal(clf.f_values_, np.ones(SMALL["n_generations"]))
+
+
+def test_the_three_differ_only_in_de_settings(data):
+    """Same seed: TriDEELM = DEELMSSC(rand/1, F = 1) = DEELMSSCPlus(rand/1, Fmin = Fmax = 1)."""
+    args = (data["X"], data["y"], data["X_val"], data["y_val"])
+    tri = TriDEELM(random_state=5, **SMALL).fit(*args)
+    ssc = DEELMSSC(strategy="rand/1", random_state=5, **SMALL).fit(*args)
+    plus = DEELMSSCPlus(strategy="rand/1", f_min=1.0, f_max=1.0, random_state=5,
+                        **SMALL).fit(*args)
+    P = tri.predict_proba(data["X_test"])
+    np.testing.assert_array_equal(ssc.predict_proba(data["X_test"]), P)
+    np.testing.assert_array_equal(plus.predict_proba(data["X_test"]), P)
+
+
+def test_base_learners_are_scored_on_v(data):
+    """Each DE-ELM's validation RMSE is its network's RMSE on V (readout from its own rows)."""
+    clf = TriDEELM(random_state=1, **SMALL).fit(data["X"], data["y"], data["X_val"],
+                                                data["y_val"])
+    T = np.eye(2)[data["y_val"]]
+    for h in clf.estimators_:
+        out = np.tanh(data["X_val"] @ h.W_ + h.b_) @ h.beta_
+        np.testing.assert_allclose(h.validation_rmse_, np.sqrt(np.mean((out - T) ** 2)),
+                                   rtol=1e-9)
+    assert clf.n_validation_ == len(data["y_val"])
+    assert clf.n_labeled_ + clf.n_unlabeled_ == len(data["y"])
+    # Tri-training saw L and U only, and used the unlabelled rows
+    assert clf.tri_training_.n_pseudo_labeled_.sum() > 0
+
+
+def test_without_x_val_half_of_the_labelled_rows_is_v(data):
+    clf = TriDEELM(random_state=0, **SMALL).fit(data["X_all"], data["y_all"])
+    n_labelled = int(np.sum(data["y_all"] != -1))
+    assert clf.n_validation_ + clf.n_labeled_ == n_labelled
+    assert abs(clf.n_validation_ - n_labelled / 2) <= 1
+    assert clf.n_unlabeled_ == len(data["y_all"]) - n_labelled
+
+
+def test_learns_two_moons():
+    X, y = make_moons(400, noise=0.2, random_state=0)
+    y_semi = np.where(np.random.default_rng(0).random(200) < 0.3, y[:200], -1)
+    clf = DEELMSSCPlus(n_selection_repeats=2, random_state=0, n_hidden=10, pop_size=10,
+                       n_generations=5).fit(X[:200], y_semi)
+    assert clf.score(X[200:], y[200:]) > 0.9
+
+
+def test_string_labels_and_marker(data):
+    names = np.array(["no", "yes"])
+    y = np.where(data["y"] == -1, "?", names[np.maximum(data["y"], 0)])
+    clf = DEELMSSC(n_selection_repeats=2, unlabeled="?", random_state=0, **SMALL)
+    clf.fit(data["X"], y, data["X_val"], names[data["y_val"]])
+    assert set(clf.classes_) == {"no", "yes"}
+    assert set(clf.predict(data["X_test"])) <= {"no", "yes"}
+
+
+def test_multiclass():
+    X, y = make_classification(300, n_features=6, n_informative=4, n_redundant=0, n_classes=3,
+                               n_clusters_per_class=1, random_state=0)
+    y_semi = np.where(np.random.default_rng(0).random(300) < 0.4, y, -1)
+    clf = DEELMSSC(n_selection_repeats=2, random_state=0, **SMALL).fit(X, y_semi)
+    assert clf.predict_proba(X).shape == (300, 3)
+    assert clf.score(X, y) > 0.7
+
+
+def test_same_seed_same_model_and_pickle(data):
+    args = (data["X"], data["y"], data["X_val"], data["y_val"])
+    a = DEELMSSCPlus(n_selection_repeats=2, random_state=7, **SMALL).fit(*args)
+    b = DEELMSSCPlus(n_selection_repeats=2, random_state=7, **SMALL).fit(*args)
+    assert a.strategy_ == b.strategy_
+    np.testing.assert_array_equal(a.strategy_selection_.rmse, b.strategy_selection_.rmse)
+    np.testing.assert_array_equal(a.predict_proba(data["X_test"]),
+                                  b.predict_proba(data["X_test"]))
+    c = pickle.loads(pickle.dumps(a))
+    np.testing.assert_array_equal(c.predict_proba(data["X_test"]),
+                                  a.predict_proba(data["X_test"]))
+    assert c.strategy_ == a.strategy_
+
+
+def test_bad_input(data):
+    X, y = data["X"], data["y"]
+    with pytest.raises(ValueError, match="y_val given without X_val"):
+        TriDEELM(**SMALL).fit(X, y, y_val=data["y_val"])
+    with pytest.raises(ValueError, match="X_val given without y_val"):
+        TriDEELM(**SMALL).fit(X, y, data["X_val"])
+    with pytest.raises(ValueError, match="not among the labelled rows"):
+        TriDEELM(**SMALL).fit(X, y, data["X_val"], data["y_val"] + 5)
+    with pytest.raises(ValueError, match="no labelled rows"):
+        TriDEELM(**SMALL).fit(X, np.full(len(y), -1))
+    with pytest.raises(ValueError, match="must not exceed"):
+        DEELMSSCPlus(f_min=0.7, f_max=0.5, **SMALL).fit(X, y)
+    with pytest.raises(ValueError, match="strategy"):
+        DEELMSSC(strategy="best/3", **SMALL).fit(X, y)
+    with pytest.raises(ValueError, match="pop_size"):
+        DEELMSSC(n_hidden=5, pop_size=4).fit(X, y)       # best/2 needs 5
+    with pytest.raises(ValueError, match="n_selection_repeats"):
+        DEELMSSC(n_selection_repeats=0, **SMALL).fit(X, y)
+
+
+# --- the F grid (the paper's §5.5) ------------------------------------------------------------
+
+def test_grid_search_f(data):
+    est = DEELMSSCPlus(strategy="rand/1", random_state=0, **SMALL)
+    result = grid_search_f(est, data["X"], data["y"], data["X_val"], data["y_val"],
+                           data["X_test"], data["y_test"], values=(1.0, 0.5), n_runs=1,
+                           random_state=4)
+    assert isinstance(result, FGridSearch) and result.strategy == "rand/1"
+    assert [(r["f_min"], r["f_max"]) for r in result.table] == [(0.5, 0.5), (0.5, 1.0),
+                                                                (1.0, 1.0)]
+    assert len(result.records) == 3 and all(r["runs"] == 1 for r in result.table)
+    best = max(result.table, key=lambda r: r["validation_accuracy"])
+    assert best["validation_accuracy"] == max(r["validation_accuracy"] for r in result.table)
+    assert (result.best_f_min, result.best_f_max) in [(r["f_min"], r["f_max"])
+                                                      for r in result.table
+                                                      if r["validation_accuracy"]
+                                                      == best["validation_accuracy"]]
+    # Fmin = Fmax = 1 is DE-ELM-SSC's F = 1 (same seed as the grid's run 0)
+    seed = int(np.random.default_rng(4).integers(_SEED_BOUND))
+    ssc = DEELMSSC(strategy="rand/1", random_state=seed, **SMALL)
+    ssc.fit(data["X"], data["y"], data["X_val"], data["y_val"])
+    run0 = [r for r in result.records if r["run"] == 0 and r["f_min"] == 1.0][0]
+    assert run0["validation_accuracy"] == ssc.score(data["X_val"], data["y_val"])
+    assert run0["test_accuracy"] == ssc.score(data["X_test"], data["y_test"])
+
+
+def test_grid_search_f_selects_the_strategy_once(data):
+    est = DEELMSSCPlus(n_selection_repeats=2, random_state=0, **SMALL)
+    seen = []
+    result = grid_search_f(est, data["X"], data["y"], data["X_val"], data["y_val"],
+                           values=(0.5,), n_runs=2, callback=seen.append)
+    assert result.strategy_selection is not None
+    assert result.strategy == result.strategy_selection.strategy
+    assert len(seen) == 2 and np.isnan(seen[0]["test_accuracy"])
+    assert result.table[0]["validation_accuracy"] == pytest.approx(
+        np.mean([r["validation_accuracy"] for r in seen]))
+    with pytest.raises(TypeError):
+        grid_search_f(DEELMSSC(), data["X"], data["y"], data["X_val"], data["y_val"])

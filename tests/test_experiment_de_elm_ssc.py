@@ -1,0 +1,194 @@
+"""The DE-ELM-SSC reproduction (fastelm.experiments.de_elm_ssc): splits, preprocessing, a tiny
+end-to-end run (same seed, same tables), the command line; quick mode is marked slow."""
+import os
+import time
+
+import numpy as np
+import pytest
+
+from fastelm.experiments import de_elm_ssc as exp
+
+TINY = dict(n_selection_repeats=2, subsample={"australian": 160, "vote": 120},
+            share_datasets=("australian",), shares=(0.2, 0.8), grid_dataset="vote",
+            grid_values=(0.5, 1.0), nh_dataset="vote", nh_values=(4, 8), ablation_runs=1,
+            common=dict(alpha=1e-3, pop_size=5, n_generations=2, crossover=0.8),
+            config={name: dict(c, n_hidden=6) for name, c in exp.CONFIG.items()})
+
+# outputs without wall-clock times: identical for the same seed
+DETERMINISTIC = ("table3_4_accuracy", "strategies", "table5_labelled_share", "table6_f_grid",
+                 "hidden_nodes", "ablation_raw_inputs")
+
+
+def _files(out):
+    return {name: open(os.path.join(out, name)).read() for name in sorted(os.listdir(out))
+            if name.endswith((".md", ".csv")) and (name.split(".")[0] in DETERMINISTIC
+                                                   or name in ("notes.md",
+                                                               "table6_f_grid_matrix.md"))}
+
+
+# --- splits and preprocessing -----------------------------------------------------------------
+
+def test_main_split_protocol():
+    y = np.repeat([0, 1], [400, 600])
+    L, V, U, test = exp.split(y, np.random.default_rng(0))
+    parts = np.concatenate([L, V, U, test])
+    assert len(parts) == len(np.unique(parts)) == 1000            # a partition of the rows
+    assert len(test) == 250                                       # 25% of all rows
+    assert len(L) + len(V) == 450 and len(U) == 300               # 60% / 40% of training
+    assert len(V) == 225 and len(L) == 225                        # D halved
+    for part in (L, V, U, test):                                  # stratified
+        assert abs(np.mean(y[part]) - 0.6) < 0.01
+
+
+def test_labelled_share_protocol():
+    y = np.repeat([0, 1], [400, 600])
+    for share in exp.SHARES:
+        L, V, U, test = exp.split(y, np.random.default_rng(1), share=share)
+        assert len(test) == 250 and len(V) == 225                 # 30% of training
+        assert len(L) + len(U) == 525
+        assert abs(len(L) - share * 525) <= 2
+        assert len(np.unique(np.concatenate([L, V, U, test]))) == 1000
+
+
+def test_standardise_uses_training_rows_only():
+    X = np.array([[0.0, 5.0], [2.0, 5.0], [100.0, 7.0]])
+    Z = exp.standardise(X, np.array([0, 1]))
+    np.testing.assert_allclose(Z[:2, 0], [-1.0, 1.0])
+    np.testing.assert_allclose(Z[:2, 1], [0.0, 0.0])              # constant column → 0
+    assert Z[2, 0] == pytest.approx(99.0)
+
+
+def test_run_data_marks_unlabelled_rows():
+    X = np.arange(40.0).reshape(20, 2)
+    y = np.tile([0, 1], 10)
+    rows = exp.split(y, np.random.default_rng(0))
+    data = exp.Run(X, y, rows)
+    assert np.sum(data.y_semi == -1) == len(rows[2])
+    np.testing.assert_array_equal(data.y_semi[:len(rows[0])], y[rows[0]])
+    assert len(data.X_val) == len(rows[1]) and len(data.X_test) == len(rows[3])
+
+
+def test_settings_run_counts():
+    full = exp.settings()
+    assert (full["runs"], full["mushroom_runs"], full["n_selection_repeats"]) == (50, 10, 125)
+    assert full["grid_values"] == exp.F_GRID and len(full["shares"]) == 4
+    s = exp.settings(runs=5)
+    assert (s["runs"], s["share_runs"], s["mushroom_runs"], s["nh_runs"]) == (5, 5, 5, 2)
+    s = exp.settings(runs=20, mushroom_runs=2)
+    assert (s["runs"], s["mushroom_runs"], s["mushroom_share_runs"]) == (20, 2, 2)
+    assert exp.settings(quick=True, runs=2)["ablation_runs"] == 0
+
+
+def test_models_compose_the_estimators():
+    rng = np.random.default_rng(0)
+    strategies = {"DE-ELM-SSC": "best/1", "DE-ELM-SSC+": "best/2"}
+    tri = exp.make_model("Tri-DE-ELM", "mushroom", strategies, rng)
+    ssc = exp.make_model("DE-ELM-SSC", "mushroom", strategies, rng)
+    plus = exp.make_model("DE-ELM-SSC+", "australian", strategies, rng)
+    assert tri.n_hidden == 40 and type(tri).__name__ == "TriDEELM"
+    assert (ssc.strategy, ssc.f_constant) == ("best/1", 1.0)
+    assert (plus.strategy, plus.f_min, plus.f_max) == ("best/2", 0.3, 0.5)
+    assert ssc.random_state != tri.random_state
+
+
+def test_check_paper_on_made_up_tables():
+    def rows(labelled, method, acc):
+        return dict(dataset="Australian", labelled=labelled, method=method,
+                    test_accuracy_mean=acc, test_accuracy_std=0.0,
+                    validation_accuracy_mean=acc, validation_accuracy_std=0.0, runs=1)
+    tables = {"table5_labelled_share": [rows("20%", "DE-ELM-SSC+", 0.75),
+                                        rows("80%", "DE-ELM-SSC+", 0.85),
+                                        rows("20%", "Tri-DE-ELM", 0.73),
+                                        rows("80%", "Tri-DE-ELM", 0.80)],
+              "table3_4_accuracy": [dict(dataset=d, method=m, test_accuracy_mean=a,
+                                         test_accuracy_std=0.0, runs=1)
+                                    for d, m, a in [("Vote", "Tri-DE-ELM", 0.9),
+                                                    ("Vote", "DE-ELM-SSC+", 0.92),
+                                                    ("Wdbc", "Tri-DE-ELM", 0.95),
+                                                    ("Wdbc", "DE-ELM-SSC+", 0.94)]]}
+    checks = exp.check_paper(tables)
+    assert checks["Australian 20% DE-ELM-SSC+"]["within_0_02"] is True      # 0.75 vs 0.7387
+    assert checks["Australian 80% DE-ELM-SSC+"]["within_0_02"] is False     # 0.85 vs 0.8123
+    assert checks["Australian 80% DE-ELM-SSC+"]["diff"] == pytest.approx(0.85 - 0.8123)
+    c = checks["plus_vs_tri_de_elm"]
+    assert c["plus"] == pytest.approx(0.93) and c["tri_de_elm"] == pytest.approx(0.925)
+    assert c["not_below"] is True
+    text = exp.notes_text(tables, checks, exp.settings(), 0, False)
+    assert "0.7387" in text and "NOT within 0.02" in text
+
+
+# --- end to end -------------------------------------------------------------------------------
+
+def test_tiny_run_is_reproducible(tmp_path):
+    kwargs = dict(quick=True, seed=3, runs=1, progress=False, overrides=TINY,
+                  datasets=("australian", "vote"))
+    a = exp.run(out_dir=str(tmp_path / "a"), **kwargs)
+    tables = a["tables"]
+    main = tables["table3_4_accuracy"]
+    assert {(r["dataset"], r["method"]) for r in main} == {
+        (exp.LABELS[n], m) for n in ("australian", "vote") for m in exp.METHODS}
+    assert all(0 <= r["test_accuracy_mean"] <= 1 for r in main)
+    assert {r["labelled"] for r in tables["table5_labelled_share"]} == {"20%", "80%"}
+    assert len(tables["table6_f_grid"]) == 3                       # (0.5,0.5) (0.5,1) (1,1)
+    assert {r["n_hidden"] for r in tables["hidden_nodes"]} == {4, 8}
+    assert set(a["strategies"]["Vote"]) == {"DE-ELM-SSC", "DE-ELM-SSC+"}
+    out = tmp_path / "a"
+    for name in ("notes.md", "timings.md", "table4_time.md", "table4_time.csv",
+                 "table6_f_grid_matrix.md", "strategies.csv", "records.json"):
+        assert (out / name).exists(), name
+    notes = (out / "notes.md").read_text()
+    assert "0.7387" in notes and "Done-when" in notes
+
+    b = exp.run(out_dir=str(tmp_path / "b"), **kwargs)
+    fa, fb = _files(tmp_path / "a"), _files(tmp_path / "b")
+    assert set(fa) == set(fb) and len(fa) >= 13
+    for name in fa:
+        assert fa[name] == fb[name], name
+    # another seed gives other numbers
+    c = exp.run(out_dir=str(tmp_path / "c"), **dict(
+        kwargs, seed=4, datasets=("australian",),
+        overrides=dict(TINY, share_datasets=(), ablation_runs=0)))
+    assert c["tables"]["table3_4_accuracy"] != [r for r in main if r["dataset"] == "Australian"]
+    # notes can be written again from the saved records, without refitting
+    before = (out / "notes.md").read_text()
+    exp.rewrite(str(out))
+    assert (out / "notes.md").read_text() == before
+
+
+def test_main_passes_the_command_line(monkeypatch, tmp_path, capsys):
+    seen = {}
+    notes = tmp_path / "notes.md"
+    notes.write_text("the notes\n")
+
+    def fake_run(**kwargs):
+        seen.update(kwargs)
+        return {"paths": {"notes": str(notes)}}
+
+    monkeypatch.setattr(exp, "run", fake_run)
+    assert exp.main(["--quick", "--out", "somewhere", "--seed", "7", "--runs", "4",
+                     "--mushroom-runs", "2", "--data", "/data", "--datasets", "vote",
+                     "--no-progress"]) == 0
+    assert seen == dict(quick=True, out_dir="somewhere", seed=7, runs=4, data_home="/data",
+                        progress=False, mushroom_runs=2, datasets=["vote"])
+    assert "the notes" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        exp.main(["--datasets", "iris"])
+
+
+@pytest.mark.slow
+def test_quick_mode(tmp_path):
+    """The --quick reproduction: every section, within its budget (a few minutes on 2 cores)."""
+    start = time.perf_counter()
+    result = exp.run(quick=True, out_dir=str(tmp_path), progress=False)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 600, f"quick mode took {elapsed:.0f} s"
+    tables = result["tables"]
+    assert len({r["dataset"] for r in tables["table3_4_accuracy"]}) == 5
+    assert len(tables["table6_f_grid"]) == 10
+    assert (tmp_path / "hidden_nodes.png").exists()
+    checks = result["checks"]
+    assert checks["Australian 20% DE-ELM-SSC+"]["ours"] is not None
+    assert "plus_vs_tri_de_elm" in checks
+    for r in tables["table3_4_accuracy"]:
+        if r["method"] != "ELM":
+            assert r["test_accuracy_mean"] > 0.75, r
