@@ -259,6 +259,14 @@ class Case:
             self.times.append(clock() - t0)
         self.result = result
 
+    @property
+    def min(self):
+        return min(self.times)
+
+    @property
+    def median(self):
+        return statistics.median(self.times)
+
 
 @contextlib.contextmanager
 def gc_paused():
@@ -272,14 +280,6 @@ def gc_paused():
     finally:
         if enabled:
             gc.enable()
-
-    @property
-    def min(self):
-        return min(self.times)
-
-    @property
-    def median(self):
-        return statistics.median(self.times)
 
 
 def run_round_robin(cases, repeat, slow_repeat, log=print):
