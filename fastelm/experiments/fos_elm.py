@@ -254,9 +254,15 @@ def run(quick=False, out_dir="results/fos-elm", seed=0, repeats=None, data_home=
     n_repeats = repeats if repeats is not None else (QUICK_REPEATS if quick else FULL_REPEATS)
     if n_repeats < 1:
         raise ValueError(f"repeats must be >= 1, got {n_repeats}")
-    records, histories, seconds = [], {}, {}
-    for name, cfg in cfgs.items():
-        bunch = _load(name, data_home)
+    records, histories, seconds, skipped = [], {}, {}, {}
+    for name, cfg in list(cfgs.items()):
+        try:
+            bunch = _load(name, data_home)
+        except _datasets.DataNotFoundError as error:  # reported, not fatal: run what is here
+            skipped[name] = str(error).splitlines()[0]
+            print(f"FOS-ELM: skipping {name}: {skipped[name]}", file=sys.stderr)
+            del cfgs[name]
+            continue
         history, times = [], []
         for r in progress_bar(range(n_repeats), f"FOS-ELM {name}", n_repeats, progress):
             recs, hist, secs = run_repeat(name, bunch, cfg, _rng(seed, name, r))
@@ -278,6 +284,8 @@ def run(quick=False, out_dir="results/fos-elm", seed=0, repeats=None, data_home=
     notes = os.path.join(out_dir, "notes.md")
     with open(notes, "w") as f:
         f.write(notes_text(table, checks, cfgs, quick, seed, n_repeats))
+        for name, reason in skipped.items():
+            f.write(f"\nSkipped {name}: {reason}\n")
     files.append(notes)
     total = time.perf_counter() - start_all
     timings = os.path.join(out_dir, "timings.md")
@@ -285,7 +293,8 @@ def run(quick=False, out_dir="results/fos-elm", seed=0, repeats=None, data_home=
         f.write(timings_text(seconds, total, n_repeats))
     files.append(timings)
     return {"rows": rows, "records": records, "histories": histories, "checks": checks,
-            "configs": cfgs, "files": files, "seconds": total, "table": table}
+            "configs": cfgs, "files": files, "seconds": total, "table": table,
+            "skipped": skipped}
 
 
 def progress_bar(iterable, desc, total, enabled):

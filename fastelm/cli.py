@@ -1,0 +1,125 @@
+"""The ``fastelm`` command line (also ``python -m fastelm``).
+
+    fastelm reproduce {fos-elm,bls-fmri,de-elm-ssc,all} [--quick] [--out DIR] [--seed N] [--data DIR]
+    fastelm datasets [--data DIR]
+    fastelm bench [--quick] [--out FILE]
+    fastelm demo [--data DIR]
+
+Errors (missing data, bad arguments) are one line on stderr and a non-zero exit status.
+"""
+import argparse
+import importlib
+import importlib.util
+import os
+import sys
+import time
+
+# paper name → (experiment module, the keyword its run() takes for the data directory)
+EXPERIMENTS = {
+    "fos-elm": ("fastelm.experiments.fos_elm", "data_home"),
+    "bls-fmri": ("fastelm.experiments.bls_fmri", "data_dir"),
+    "de-elm-ssc": ("fastelm.experiments.de_elm_ssc", "data_home"),
+}
+
+
+class CommandError(Exception):
+    """A failure to report to the user as one line."""
+
+
+def _print_summary(name, result, seconds):
+    print(f"\n== {name}: finished in {seconds:.1f} s")
+    for path in (result or {}).get("files", []) or []:
+        print(f"   wrote {path}")
+    for name, reason in ((result or {}).get("skipped") or {}).items():
+        print(f"   skipped {name}: {reason}")
+    table = (result or {}).get("table")
+    if isinstance(table, str):
+        print(table)
+
+
+def reproduce(args):
+    names = list(EXPERIMENTS) if args.paper == "all" else [args.paper]
+    if args.data is not None and not os.path.isdir(args.data):
+        raise CommandError(f"--data {args.data}: no such directory")
+    for name in names:
+        module_name, data_kw = EXPERIMENTS[name]
+        module = importlib.import_module(module_name)
+        out = os.path.join(args.out, name)
+        kwargs = {"quick": args.quick, "out_dir": out, "seed": args.seed,
+                  data_kw: args.data if name != "bls-fmri" else args.fmri_data}
+        print(f"== {name}: {'quick' if args.quick else 'full'} reproduction into {out}")
+        start = time.perf_counter()
+        result = module.run(**kwargs)
+        _print_summary(name, result, time.perf_counter() - start)
+    return 0
+
+
+def datasets(args):
+    from .datasets import available_datasets
+
+    rows = available_datasets(args.data)
+    width = max(len(n) for n in rows)
+    print(f"{'data set':<{width}}  source    where")
+    for name, (kind, where) in rows.items():
+        print(f"{name:<{width}}  {kind:<8}  {where}")
+    return 0
+
+
+def demo(args):
+    from .demo import main as demo_main
+
+    return demo_main([] if args.data is None else ["--data", args.data])
+
+
+def bench(args):
+    """Run benchmarks/peers.py of the source checkout fastelm is installed from."""
+    script = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                          "benchmarks", "peers.py")
+    if not os.path.exists(script):
+        raise CommandError("fastelm bench needs a source checkout (benchmarks/peers.py); "
+                           "install with 'pip install -e .[bench]' from the repository")
+    spec = importlib.util.spec_from_file_location("fastelm_bench_peers", script)
+    peers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(peers)
+    return peers.main((["--quick"] if args.quick else []) + (["--out", args.out] if args.out
+                                                             else []))
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="fastelm", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    rep = sub.add_parser("reproduce", help="reproduce a paper's experiments (tables, plots)")
+    rep.add_argument("paper", choices=list(EXPERIMENTS) + ["all"])
+    rep.add_argument("--quick", action="store_true", help="minutes, not hours")
+    rep.add_argument("--out", default="results", help="output directory (default: results)")
+    rep.add_argument("--seed", type=int, default=0)
+    rep.add_argument("--data", help="directory with the UCI/IDX files (else $FASTELM_DATA)")
+    rep.add_argument("--fmri-data", help="ABIDE-layout directory (default: synthetic subjects)")
+    rep.set_defaults(func=reproduce)
+    ds = sub.add_parser("datasets", help="which data sets are available offline, from where")
+    ds.add_argument("--data", help="directory with the UCI/IDX files (else $FASTELM_DATA)")
+    ds.set_defaults(func=datasets)
+    be = sub.add_parser("bench", help="time fastelm side by side with its peers")
+    be.add_argument("--quick", action="store_true")
+    be.add_argument("--out", help="also write the table to this Markdown file")
+    be.set_defaults(func=bench)
+    de = sub.add_parser("demo", help="ELM and OS-ELM on the offline data sets")
+    de.add_argument("--data")
+    de.set_defaults(func=demo)
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print("fastelm: interrupted", file=sys.stderr)
+        return 130
+    except (CommandError, OSError, ValueError, ImportError) as error:
+        print(f"fastelm: error: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
