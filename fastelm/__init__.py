@@ -2,6 +2,7 @@
 
 Kernels compile on first use (and are cached on disk), not at import.
 """
+from .bls import BLSClassifier, BLSRegressor
 from .elm import ELMClassifier, ELMRegressor, OSELMClassifier, OSELMRegressor
 from .evolution import DEELMClassifier, DEELMRegressor, StrategySelection, select_strategy
 from .fos_elm import FOSELMClassifier, FOSELMRegressor
@@ -13,7 +14,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ELMClassifier", "ELMRegressor", "OSELMClassifier", "OSELMRegressor",
-    "FOSELMClassifier", "FOSELMRegressor",
+    "FOSELMClassifier", "FOSELMRegressor", "BLSClassifier", "BLSRegressor",
     "DEELMClassifier", "DEELMRegressor", "StrategySelection", "select_strategy",
     "TriTrainingClassifier",
     "EFASTResult", "efast", "efast_analyze", "efast_sample", "hidden_node_sensitivity",
