@@ -627,7 +627,7 @@ class _DEELMTriTraining(ClassifierMixin, BaseEstimator):
 
 
 def _doc(summary, strategy, f_params, extra=""):
-    return (summary + _SSC_PARAMS_DOC.format(strategy=strategy, f_params=f_params)
+    return (summary + "\n" + _SSC_PARAMS_DOC.format(strategy=strategy, f_params=f_params)
             + _SSC_ATTRIBUTES_DOC + _SSC_NOTES_DOC + extra)
 
 

@@ -1,5 +1,6 @@
 """The DE-ELM-SSC reproduction (fastelm.experiments.de_elm_ssc): splits, preprocessing, a tiny
-end-to-end run (same seed, same tables), the command line; quick mode is marked slow."""
+end-to-end run (same seed, same tables, also when run per data set and merged), the command
+line; quick mode is marked slow."""
 import os
 import time
 
@@ -123,7 +124,7 @@ def test_tiny_run_is_reproducible(tmp_path):
     kwargs = dict(quick=True, seed=3, runs=1, progress=False, overrides=TINY,
                   datasets=("australian", "vote"))
     a = exp.run(out_dir=str(tmp_path / "a"), **kwargs)
-    tables = a["tables"]
+    tables = a["rows"]
     main = tables["table3_4_accuracy"]
     assert {(r["dataset"], r["method"]) for r in main} == {
         (exp.LABELS[n], m) for n in ("australian", "vote") for m in exp.METHODS}
@@ -138,8 +139,13 @@ def test_tiny_run_is_reproducible(tmp_path):
         assert (out / name).exists(), name
     notes = (out / "notes.md").read_text()
     assert "0.7387" in notes and "Done-when" in notes
+    assert "Australian DE-ELM-SSC+ at 20% / 80%" in a["summary"]
+    assert str(out / "table4_time.csv") in a["files"] and str(out / "notes.md") in a["files"]
 
-    b = exp.run(out_dir=str(tmp_path / "b"), **kwargs)
+    # the same seed, run as two processes would (one data set each) and merged
+    for name in ("australian", "vote"):
+        exp.run(out_dir=str(tmp_path / name), **dict(kwargs, datasets=(name,)))
+    exp.merge(str(tmp_path / "b"), [str(tmp_path / "vote"), str(tmp_path / "australian")])
     fa, fb = _files(tmp_path / "a"), _files(tmp_path / "b")
     assert set(fa) == set(fb) and len(fa) >= 13
     for name in fa:
@@ -148,7 +154,7 @@ def test_tiny_run_is_reproducible(tmp_path):
     c = exp.run(out_dir=str(tmp_path / "c"), **dict(
         kwargs, seed=4, datasets=("australian",),
         overrides=dict(TINY, share_datasets=(), ablation_runs=0)))
-    assert c["tables"]["table3_4_accuracy"] != [r for r in main if r["dataset"] == "Australian"]
+    assert c["rows"]["table3_4_accuracy"] != [r for r in main if r["dataset"] == "Australian"]
     # notes can be written again from the saved records, without refitting
     before = (out / "notes.md").read_text()
     exp.rewrite(str(out))
@@ -182,7 +188,7 @@ def test_quick_mode(tmp_path):
     result = exp.run(quick=True, out_dir=str(tmp_path), progress=False)
     elapsed = time.perf_counter() - start
     assert elapsed < 600, f"quick mode took {elapsed:.0f} s"
-    tables = result["tables"]
+    tables = result["rows"]
     assert len({r["dataset"] for r in tables["table3_4_accuracy"]}) == 5
     assert len(tables["table6_f_grid"]) == 10
     assert (tmp_path / "hidden_nodes.png").exists()

@@ -114,6 +114,10 @@ PAPER = {
     "mushroom_f_0.3_0.5": (0.9784, 0.9767),   # (validation, test)
     "mushroom_f_1.0_1.0": (0.9447, 0.9456),
     "nh_plateau": 38,
+    # §5.2: DE-ELM-SSC's strategies ("Wdbc, Mushroom and Australian: rand/1, best/1 and best/2
+    # respectively"; Vote and Cancer: rand/1, the same as Tri-DE-ELM)
+    "strategies": {"Australian": "best/2", "Cancer": "rand/1", "Vote": "rand/1",
+                   "Wdbc": "rand/1", "Mushroom": "best/1"},
 }
 
 MODES = {
@@ -390,8 +394,9 @@ def run(quick=False, out_dir="results/de-elm-ssc", seed=0, runs=None, data_home=
 
     Returns
     -------
-    dict with 'tables' (rows of each table), 'records', 'strategies', 'checks', 'settings',
-    'timings' and 'paths'.
+    dict with 'rows' (the rows of each table, by name), 'records', 'strategies', 'checks',
+    'settings', 'timings', 'seconds', 'paths' (by name), 'files' (every file written) and
+    'summary' (the done-when checks, as in notes.md).
     """
     s = settings(quick, runs, overrides, mushroom_runs)
     names = tuple(DATASETS if datasets is None else datasets)
@@ -478,8 +483,9 @@ def write_outputs(out_dir, rec, selections, s, seed, quick, timings):
         paths["hidden_nodes_png"] = stem("hidden_nodes.png")
 
     checks = check_paper(tables)
+    notes = notes_text(tables, checks, s, seed, quick, markdown)
     with open(stem("notes.md"), "w") as f:
-        f.write(notes_text(tables, checks, s, seed, quick, markdown))
+        f.write(notes)
     paths["notes"] = stem("notes.md")
     with open(stem("timings.md"), "w") as f:
         f.write("| section | seconds |\n|---|---|\n")
@@ -497,12 +503,16 @@ def write_outputs(out_dir, rec, selections, s, seed, quick, timings):
     paths["records"] = stem("records.json")
     strategies = {LABELS[n]: {m: r.strategy for m, r in sel.items()}
                   for n, sel in selections.items()}
-    return dict(tables=tables, records=rec, strategies=strategies, checks=checks, settings=s,
-                timings=timings, paths=paths)
+    summary = notes.split("## Done-when checks")[-1].split("\n## ")[0].strip()
+    files = sorted({path for path in paths.values()}
+                   | {stem(key) + ".csv" for key in tables})
+    return dict(rows=tables, records=rec, strategies=strategies, checks=checks, settings=s,
+                timings=timings, seconds=sum(timings.values()), paths=paths, files=files,
+                summary=summary)
 
 
-def rewrite(out_dir):
-    """Write the tables, plot and notes again from ``out_dir``/records.json (no refitting)."""
+def _load_saved(out_dir):
+    """(records, selections, settings, seed, quick, timings) from ``out_dir``/records.json."""
     with open(os.path.join(out_dir, "records.json")) as f:
         saved = json.load(f)
     selections = {n: {m: StrategySelection(r["strategy"], tuple(r["strategies"]),
@@ -510,8 +520,43 @@ def rewrite(out_dir):
                                            np.array(r["rmse"]))
                       for m, r in sel.items()}
                   for n, sel in saved["selections"].items()}
-    return write_outputs(out_dir, saved["records"], selections, saved["settings"],
-                         saved["seed"], saved["quick"], saved["timings"])
+    return (saved["records"], selections, saved["settings"], saved["seed"], saved["quick"],
+            saved["timings"])
+
+
+def rewrite(out_dir):
+    """Write the tables, plot and notes again from ``out_dir``/records.json (no refitting)."""
+    rec, selections, s, seed, quick, timings = _load_saved(out_dir)
+    return write_outputs(out_dir, rec, selections, s, seed, quick, timings)
+
+
+def merge(out_dir, sources):
+    """Combine runs on disjoint data sets into one reproduction in ``out_dir``.
+
+    Each source directory holds the records.json of ``run`` with the same seed, mode and run
+    counts but other ``datasets`` (e.g. run in parallel processes). Every data set draws from
+    its own random streams, so the merged tables equal those of one run over all the data
+    sets; only the timings differ.
+    """
+    loaded = [_load_saved(src) for src in sources]
+    _, _, s, seed, quick, _ = loaded[0]
+    rec = {key: [] for key in loaded[0][0]}
+    selections, timings = {}, {}
+    for records, sel, s_i, seed_i, quick_i, times in loaded:
+        if (s_i, seed_i, quick_i) != (s, seed, quick):
+            raise ValueError("merge needs sources run with the same seed, mode and settings")
+        if set(sel) & set(selections):
+            raise ValueError(f"data sets in more than one source: {set(sel) & set(selections)}")
+        for key in rec:
+            rec[key] += records[key]
+        selections.update(sel)
+        timings.update(times)
+    order = list(LABELS.values())
+    for key in rec:  # the order of one run over DATASETS (a stable sort)
+        rec[key].sort(key=lambda r: order.index(r["dataset"]))
+    selections = {n: selections[n] for n in DATASETS if n in selections}
+    os.makedirs(out_dir, exist_ok=True)
+    return write_outputs(out_dir, rec, selections, s, seed, quick, timings)
 
 
 def _write_plain(rows, path_stem):
@@ -565,7 +610,8 @@ def plot_hidden(rows, path):
             ax.errorbar([r["n_hidden"] for r in mine], [r[value + "_mean"] for r in mine],
                         yerr=[r[value + "_std"] for r in mine], marker="o", capsize=3,
                         label=method)
-        ax.axvline(PAPER["nh_plateau"], color="grey", ls=":", lw=1)
+        ax.axvline(PAPER["nh_plateau"], color="grey", ls=":", lw=1,
+                   label=f"paper: levels off from ~{PAPER['nh_plateau']}")
         ax.set_xlabel("hidden nodes nh")
         ax.set_title(f"{rows[0]['dataset']} — {title}")
         ax.grid(alpha=0.3)
@@ -689,6 +735,13 @@ def notes_text(tables, checks, s, seed, quick, markdown=None):
             lines.append(f"- {method}: " + ", ".join(f"nh {k}: {t:.4f} / {v:.4f}"
                                                      for k, (t, v) in sorted(curve.items())))
         lines.append("")
+
+    if "strategies" in tables:
+        chosen = {r["dataset"]: r["strategy"] for r in tables["strategies"]
+                  if r["method"] == "DE-ELM-SSC"}
+        lines += ["Strategies chosen for DE-ELM-SSC, ours / the paper's (§5.2): "
+                  + ", ".join(f"{d} {st} / {PAPER['strategies'][d]}"
+                              for d, st in chosen.items()) + ".", ""]
 
     lines += ["## Done-when checks", ""]
     aus = [checks.get(f"Australian {p} DE-ELM-SSC+") for p in ("20%", "80%")]
