@@ -1,0 +1,275 @@
+"""fastelm.dask: fits on Dask collections equal the in-memory fits; joblib's Dask backend.
+
+Everything runs on one module-scoped LocalCluster: 2 worker processes, 1 thread each.
+"""
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("dask.distributed")
+import dask.array as da  # noqa: E402
+from dask.distributed import Client, LocalCluster  # noqa: E402
+
+from fastelm import (ELMClassifier, ELMRegressor, FOSELMRegressor, OSELMClassifier,  # noqa: E402
+                     OSELMRegressor)
+from fastelm.dask import (fit_dask, is_dask_input, parallel_backend,  # noqa: E402
+                          partial_fit_dask, predict_dask)
+
+RTOL = 1e-8
+
+
+@pytest.fixture(scope="module")
+def client():
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit="1GB",
+                      dashboard_address=None) as cluster, Client(cluster) as c:
+        yield c
+
+
+def _data(n=1500, d=7, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    Y = np.c_[np.sin(X[:, 0]) + 0.1 * rng.standard_normal(n), X[:, 1] * X[:, 2]]
+    labels = np.array(["ant", "bee", "cat"])[(X[:, 0] > 0).astype(int) + (X[:, 1] > 0.8)]
+    return X, Y, labels
+
+
+def _close(actual, expected, rtol=RTOL):
+    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=rtol * np.abs(expected).max())
+
+
+def _same_model(dask_model, memory_model):
+    np.testing.assert_array_equal(dask_model.W_, memory_model.W_)
+    np.testing.assert_array_equal(dask_model.b_, memory_model.b_)
+    _close(dask_model.beta_, memory_model.beta_)
+
+
+@pytest.mark.parametrize("multi_output, split_every", [(False, 2), (True, 8)])
+def test_regressor_equals_in_memory_fit(client, multi_output, split_every):
+    X, Y, _ = _data()
+    y = Y if multi_output else Y[:, 0]
+    Xd = da.from_array(X, chunks=(137, 3))  # ragged row chunks, X split across columns too
+    yd = da.from_array(y, chunks=400)  # y chunked differently from X
+    memory = ELMRegressor(n_hidden=60, random_state=3).fit(X, y)
+    model = fit_dask(ELMRegressor(n_hidden=60, random_state=3), Xd, yd, split_every=split_every)
+    _same_model(model, memory)
+    assert model.n_features_in_ == 7 and not hasattr(model, "feature_names_in_")
+    pred = predict_dask(model, Xd)
+    assert is_dask_input(pred) and pred.shape == memory.predict(X).shape
+    _close(pred.compute(), memory.predict(X))
+
+
+def test_classifier_equals_in_memory_fit(client):
+    X, _, labels = _data()
+    Xd, yd = da.from_array(X, chunks=(200, 7)), da.from_array(labels, chunks=200)
+    memory = ELMClassifier(n_hidden=80, alpha=1e-2, random_state=1).fit(X, labels)
+    model = fit_dask(ELMClassifier(n_hidden=80, alpha=1e-2, random_state=1), Xd, yd)
+    assert model.classes_.tolist() == ["ant", "bee", "cat"]
+    _same_model(model, memory)
+    assert np.array_equal(predict_dask(model, Xd).compute(), memory.predict(X))
+    _close(predict_dask(model, Xd, "predict_proba").compute(), memory.predict_proba(X))
+    _close(predict_dask(model, Xd, "decision_function").compute(), memory.decision_function(X))
+    binary = fit_dask(ELMClassifier(n_hidden=30, random_state=0), Xd, yd == "bee")
+    scores = predict_dask(binary, Xd, "decision_function")
+    assert scores.ndim == 1
+    _close(scores.compute(), ELMClassifier(n_hidden=30, random_state=0)
+           .fit(X, labels == "bee").decision_function(X))
+
+
+def test_oselm_pair_equals_batch_elm(client):
+    X, Y, labels = _data()
+    Xd = da.from_array(X, chunks=(250, 7))
+    batch = ELMRegressor(n_hidden=60, random_state=4).fit(X, Y)
+    online = fit_dask(OSELMRegressor(n_hidden=60, random_state=4), Xd, da.from_array(Y, 250))
+    _same_model(online, batch)
+    assert online.rls_.n_seen == len(X) and online.rls_.forms == ["information"]
+    # dask chunks after in-memory ones, and in-memory ones after dask: still the batch fit
+    online = OSELMRegressor(n_hidden=60, random_state=4).partial_fit(X[:40], Y[:40])
+    partial_fit_dask(online, Xd[40:1200], Y[40:1200])
+    online.partial_fit(X[1200:], Y[1200:])
+    _close(online.beta_, batch.beta_)
+    assert online.rls_.n_seen == len(X)
+
+    clf_batch = ELMClassifier(n_hidden=60, random_state=2).fit(X, labels)
+    clf = fit_dask(OSELMClassifier(n_hidden=60, random_state=2), Xd, labels)
+    _same_model(clf, clf_batch)
+    with pytest.raises(ValueError, match="labels not in classes_"):
+        partial_fit_dask(clf, Xd, np.where(labels == "ant", "dog", labels))
+
+
+def test_sequential_partial_fit_over_chunks_in_order(client):
+    """sequential=True (forced for FOS-ELM): partial_fit on each dask chunk, in order."""
+    X, Y, labels = _data(n=900)
+    Xd = da.from_array(X, chunks=(150, 7))
+    online = OSELMClassifier(n_hidden=40, random_state=0)
+    for s in range(0, 900, 150):
+        online.partial_fit(X[s:s + 150], labels[s:s + 150], classes=np.unique(labels))
+    seq = fit_dask(OSELMClassifier(n_hidden=40, random_state=0), Xd, labels, sequential=True)
+    assert seq.rls_.forms == online.rls_.forms and len(seq.rls_.forms) == 6
+    np.testing.assert_array_equal(seq.beta_, online.beta_)
+
+    fos = FOSELMRegressor(n_hidden=60, delta=1e-2, random_state=0)
+    for s in range(0, 900, 150):
+        fos.partial_fit(X[s:s + 150], Y[s:s + 150])
+    fos_dask = fit_dask(FOSELMRegressor(n_hidden=60, delta=1e-2, random_state=0), Xd, Y)
+    assert fos_dask.n_nodes_history_ == fos.n_nodes_history_
+    np.testing.assert_array_equal(fos_dask.beta_, fos.beta_)
+
+
+def test_zarr_and_hdf5_sources(client, tmp_path):
+    zarr = pytest.importorskip("zarr")
+    h5py = pytest.importorskip("h5py")
+    X, Y, _ = _data()
+    memory = ELMRegressor(n_hidden=50, random_state=7).fit(X, Y[:, 0])
+
+    da.to_zarr(da.from_array(X, chunks=(300, 7)), str(tmp_path / "X.zarr"))
+    da.to_zarr(da.from_array(Y[:, 0], chunks=300), str(tmp_path / "y.zarr"))
+    Xz, yz = da.from_zarr(str(tmp_path / "X.zarr")), da.from_zarr(str(tmp_path / "y.zarr"))
+    _same_model(fit_dask(ELMRegressor(n_hidden=50, random_state=7), Xz, yz), memory)
+    Xz, yz = zarr.open(str(tmp_path / "X.zarr"), mode="r"), zarr.open(str(tmp_path / "y.zarr"))
+    _same_model(fit_dask(ELMRegressor(n_hidden=50, random_state=7), Xz, yz), memory)  # lazily
+
+    with h5py.File(tmp_path / "data.h5", "w") as f:
+        f["X"], f["y"] = X, Y[:, 0]
+    with h5py.File(tmp_path / "data.h5", "r") as f:
+        Xh, yh = da.from_array(f["X"], chunks=(400, 7)), da.from_array(f["y"], chunks=400)
+        model = fit_dask(ELMRegressor(n_hidden=50, random_state=7), Xh, yh)
+        pred = predict_dask(model, Xh).compute()
+    _same_model(model, memory)
+    _close(pred, memory.predict(X))
+
+
+def test_dask_dataframe_and_parquet(client, tmp_path):
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    X, Y, labels = _data()
+    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(7)]).assign(y=Y[:, 0], label=labels)
+    features = [f"x{i}" for i in range(7)]
+    memory = ELMRegressor(n_hidden=50, random_state=7).fit(frame[features], frame["y"])
+    ddf = dd.from_pandas(frame, npartitions=4)
+    model = fit_dask(ELMRegressor(n_hidden=50, random_state=7), ddf[features], ddf["y"])
+    _same_model(model, memory)
+    assert list(model.feature_names_in_) == features
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no feature-name warnings on a frame
+        _close(predict_dask(model, ddf[features]).compute(), memory.predict(frame[features]))
+
+    pytest.importorskip("pyarrow")
+    ddf.to_parquet(tmp_path / "data.parquet")
+    table = dd.read_parquet(tmp_path / "data.parquet")
+    clf_memory = ELMClassifier(n_hidden=50, random_state=7).fit(frame[features], labels)
+    clf = fit_dask(ELMClassifier(n_hidden=50, random_state=7), table[features], table["label"])
+    assert clf.classes_.tolist() == ["ant", "bee", "cat"]
+    _same_model(clf, clf_memory)
+    # dask.array from a dask DataFrame (unknown chunk lengths) with y as a dask array
+    Xa, ya = ddf[features].to_dask_array(), ddf["y"].to_dask_array()
+    _same_model(fit_dask(ELMRegressor(n_hidden=50, random_state=7), Xa, ya), memory)
+
+
+def test_fewer_rows_than_hidden_nodes_uses_the_in_memory_dual_fit(client):
+    X, Y, _ = _data(n=30)
+    memory = ELMRegressor(n_hidden=50, random_state=0).fit(X, Y)
+    _same_model(fit_dask(ELMRegressor(n_hidden=50, random_state=0),
+                         da.from_array(X, chunks=(10, 7)), Y), memory)
+
+
+def test_bad_input(client):
+    X, Y, labels = _data(n=300)
+    bad = X.copy()
+    bad[250, 3] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        fit_dask(ELMRegressor(n_hidden=20), da.from_array(bad, chunks=(100, 7)), Y)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        fit_dask(ELMRegressor(n_hidden=20), da.from_array(X, chunks=(100, 7)), Y[:-1])
+    with pytest.raises(ValueError, match="one class"):
+        fit_dask(ELMClassifier(n_hidden=20), da.from_array(X, chunks=(100, 7)), np.ones(300))
+    model = fit_dask(ELMRegressor(n_hidden=20), da.from_array(X, chunks=(100, 7)), Y)
+    with pytest.raises(ValueError, match="features"):
+        predict_dask(model, da.from_array(X[:, :5]))
+    with pytest.raises(TypeError, match="fastelm ELM"):
+        fit_dask(object(), da.from_array(X), Y)
+
+
+def test_worker_blas_limit(client):
+    from fastelm.dask import _limit_worker_blas
+    auto = client.run(_limit_worker_blas, "auto", os.getpid())
+    assert all(v is None for v in auto.values())  # 1-thread workers are left alone
+    limited = client.run(_limit_worker_blas, 1, os.getpid())
+    assert len(limited) == 2 and all(set(v) <= {1} for v in limited.values())
+
+
+def test_cross_validate_on_the_cluster(client):
+    import joblib
+    from sklearn.datasets import make_classification
+    from sklearn.model_selection import cross_validate
+    X, y = make_classification(n_samples=300, n_features=8, random_state=0)
+    model = ELMClassifier(n_hidden=40, random_state=0)
+    local = cross_validate(model, X, y, cv=4)["test_score"]
+    with parallel_backend(client):
+        remote = cross_validate(model, X, y, cv=4, n_jobs=-1)["test_score"]
+        pids = joblib.Parallel(n_jobs=-1)(joblib.delayed(os.getpid)() for _ in range(8))
+    np.testing.assert_array_equal(remote, local)
+    workers = set(client.run(os.getpid).values())
+    assert set(pids) <= workers and os.getpid() not in pids
+
+
+def _dispatches():
+    import inspect
+
+    from fastelm.elm import _ELM
+    return "fit_dask" in inspect.getsource(_ELM.fit)
+
+
+@pytest.mark.skipif(not _dispatches(), reason="estimators do not dispatch dask inputs yet")
+def test_estimator_methods_dispatch_dask_inputs(client):
+    X, Y, labels = _data(n=600)
+    Xd, yd = da.from_array(X, chunks=(200, 7)), da.from_array(labels, chunks=200)
+    clf = ELMClassifier(n_hidden=30, random_state=0).fit(Xd, yd)
+    memory = ELMClassifier(n_hidden=30, random_state=0).fit(X, labels)
+    _same_model(clf, memory)
+    for method in ("predict", "predict_proba", "decision_function"):
+        out = getattr(clf, method)(Xd)
+        assert is_dask_input(out)
+        if method == "predict":
+            assert np.array_equal(out.compute(), memory.predict(X))
+        else:
+            _close(out.compute(), getattr(memory, method)(X))
+    reg = ELMRegressor(n_hidden=30, random_state=0).fit(Xd, da.from_array(Y, chunks=(200, 2)))
+    _close(reg.predict(Xd).compute(), ELMRegressor(n_hidden=30, random_state=0).fit(X, Y)
+           .predict(X))
+    online = OSELMClassifier(n_hidden=30, random_state=0)
+    online.partial_fit(Xd[:300], yd[:300], classes=np.unique(labels))
+    online.partial_fit(X[300:], labels[300:])
+    _close(online.beta_, memory.beta_)
+
+
+def test_module_imports_no_dask_at_import_time():
+    """Dask is optional: fastelm.dask imports it only inside functions (checked on the source,
+    since this process has dask loaded already)."""
+    import ast
+    import fastelm.dask as module
+    tree = ast.parse(open(module.__file__).read())
+    top_level = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            top_level.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            top_level.add(node.module.split(".")[0])
+    assert top_level and not top_level & {"dask", "distributed", "joblib", "pandas"}
+    assert not module.is_dask_input(np.ones(3), [1], None)
+
+
+@pytest.mark.slow
+def test_200mb_fit_equals_in_memory(client):
+    """The benchmark's check: 200 MB generated chunk by chunk; dask fit == in-memory fit."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_dask_large.py"
+    spec = importlib.util.spec_from_file_location("fastelm_bench_dask_large", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)  # its data are dask's own tasks: workers need not import it
+    result = bench.verify(gigabytes=0.2, n_features=100, n_hidden=200, chunk_rows=50_000)
+    assert result["same_W"]
+    assert result["beta_rel_err"] < RTOL and result["pred_rel_err"] < RTOL
