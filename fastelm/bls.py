@@ -471,10 +471,10 @@ _PARAMS_DOC = """
         ``add_enhancement_nodes`` calls, from one Generator.
     dtype : {'float64', 'float32'}, default='float64'
         Precision of the broad layer and its Gram product (the Cholesky solve is float64).
-        float32 halves the memory and the Gram time, but its Gram carries ~1e-7 relative
-        round-off, which the tiny default C cannot absorb: Cholesky then fails over to the slow
-        warned eigen-solve, and even with reg = 0.1 MNIST loses about 5 points of accuracy.
-        Keep float64 for BLS unless reg is large.
+        float32 halves the Gram time, but its Gram carries ~1e-7 relative round-off, which a
+        small C cannot absorb: Cholesky fails over to the slow warned eigen-solve. On MNIST
+        (reference settings, reg = 0.1) float32 gave 90.5% test accuracy in 4.4 times its IᵀI
+        time, against 98.9% in 1.2 times for float64. Keep float64 for BLS unless reg is large.
 """
 
 _ATTRIBUTES_DOC = """
