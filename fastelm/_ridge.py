@@ -86,3 +86,30 @@ def ridge_fit(H, T, alpha):
         G = add_to_diagonal(H @ H.T, alpha)
         beta = H.T @ spd_solve(G, T).astype(H.dtype)
     return np.ascontiguousarray(beta, dtype=H.dtype)
+
+
+def hidden_ridge_fit(X, T, W, b, code, alpha, block_rows=4096):
+    """beta of the ridge readout on H = g(XW + b), without holding all of H when N ≥ L.
+
+    Primal case: H is made ``block_rows`` rows at a time in one reused buffer (BLAS gemm, then
+    the fused bias + activation kernel) and HᵀH, HᵀT are summed block by block (syrk, gemm);
+    memory O(block_rows·L + L²), and no page faults on a fresh N×L array. Dual case (N < L):
+    the full H, which is then the smaller matrix.
+    """
+    from ._kernels.hidden import add_bias_activate
+
+    n, L = X.shape[0], W.shape[1]
+    if n < L:
+        H = add_bias_activate(X @ W, b, code)
+        return ridge_fit(H, T, alpha)
+    K = np.zeros((L, L), dtype=W.dtype)
+    HtT = np.zeros((L, T.shape[1]), dtype=W.dtype)
+    buffer = np.empty((min(block_rows, n), L), dtype=W.dtype)
+    for start in range(0, n, block_rows):
+        stop = min(n, start + block_rows)
+        H = buffer[: stop - start]
+        np.matmul(X[start:stop], W, out=H)
+        add_bias_activate(H, b, code)
+        K += H.T @ H
+        HtT += H.T @ T[start:stop]
+    return np.ascontiguousarray(spd_solve(add_to_diagonal(K, alpha), HtT), dtype=W.dtype)

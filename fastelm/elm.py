@@ -7,7 +7,8 @@ after any chunking it equals the batch ELM on every row seen (same W, b, alpha).
 from sklearn.base import ClassifierMixin, RegressorMixin
 
 from ._base import BaseRandomLayer, ClassifierOutputs, RegressorOutputs
-from ._ridge import ridge_fit
+from ._hidden import check_activation
+from ._ridge import hidden_ridge_fit
 from ._rls import RecursiveRidge
 
 _PARAMS_DOC = """
@@ -32,7 +33,8 @@ class _ELM(BaseRandomLayer):
         dtype = self._check_params()
         X, T = self._validate_Xy(X, y, dtype, reset=True)
         self._draw_weights(X.shape[1], dtype)
-        self.beta_ = ridge_fit(self._hidden(X), T, self.alpha)
+        self.beta_ = hidden_ridge_fit(X, T, self.W_, self.b_, check_activation(self.activation),
+                                      self.alpha)
         return self
 
 
