@@ -12,6 +12,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from .dask import is_dask_input, predict_dask
 from ._hidden import check_activation, check_dtype, check_generator, hidden_layer, random_weights
 
 
@@ -93,6 +94,8 @@ class RegressorOutputs:
 
     def predict(self, X):
         """Predicted targets H(X) beta, shape (n,) or (n, m) like the training y."""
+        if is_dask_input(X):
+            return predict_dask(self, X, "predict")
         scores = self._scores(X)
         return scores.ravel() if self._y_1d else scores
 
@@ -121,14 +124,20 @@ class ClassifierOutputs:
 
     def decision_function(self, X):
         """Readout scores: (n, n_classes), or for two classes score(class 1) − score(class 0)."""
+        if is_dask_input(X):
+            return predict_dask(self, X, "decision_function")
         scores = self._scores(X)
         return scores[:, 1] - scores[:, 0] if len(self.classes_) == 2 else scores
 
     def predict(self, X):
         """The class with the largest readout score."""
+        if is_dask_input(X):
+            return predict_dask(self, X, "predict")
         scores = self._scores(X)
         return self.classes_[np.argmax(scores, axis=1)]
 
     def predict_proba(self, X):
         """softmax of the readout scores: rows sum to one, argmax agrees with ``predict``."""
+        if is_dask_input(X):
+            return predict_dask(self, X, "predict_proba")
         return softmax(self._scores(X).astype(np.float64), axis=1)

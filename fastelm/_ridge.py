@@ -19,9 +19,10 @@ from threadpoolctl import ThreadpoolController
 
 # reciprocal condition number below which Cholesky is not trusted
 RCOND_MIN = 1e3 * np.finfo(np.float64).eps
-# below this order a threaded LAPACK factorisation costs more than it saves (and on a busy
-# machine threaded potrf of a 200×200 matrix was seen 500× slower than single-threaded)
-SERIAL_ORDER = 512
+# up to this order the L×L factorisation runs on one BLAS thread: on a busy machine threaded
+# potrf was seen 500× slower than serial at order 200 and 6× slower at order 1000, and serial
+# potrf of order 4096 costs ~1.4 s, small beside the Gram product that produced the matrix
+SERIAL_ORDER = 4096
 
 
 @functools.lru_cache(maxsize=1)

@@ -8,6 +8,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 
 from ._base import BaseRandomLayer, ClassifierOutputs, RegressorOutputs
 from ._hidden import check_activation
+from .dask import fit_dask, is_dask_input, partial_fit_dask
 from ._ridge import hidden_ridge_fit
 from ._rls import RecursiveRidge
 
@@ -29,7 +30,12 @@ _PARAMS_DOC = """
 
 class _ELM(BaseRandomLayer):
     def fit(self, X, y):
-        """Draw W, b and fit the readout beta = (HᵀH + alpha I)⁻¹ HᵀT (or its dual form)."""
+        """Draw W, b and fit the readout beta = (HᵀH + alpha I)⁻¹ HᵀT (or its dual form).
+
+        Dask collections are fitted chunk by chunk on their workers (``fastelm.dask``).
+        """
+        if is_dask_input(X, y):
+            return fit_dask(self, X, y)
         dtype = self._check_params()
         X, T = self._validate_Xy(X, y, dtype, reset=True)
         self._draw_weights(X.shape[1], dtype)
@@ -40,12 +46,16 @@ class _ELM(BaseRandomLayer):
 
 class _OSELM(BaseRandomLayer):
     def fit(self, X, y):
-        """Start afresh and learn (X, y) as one chunk."""
+        """Start afresh and learn (X, y) as one chunk (Dask collections: ``fastelm.dask``)."""
+        if is_dask_input(X, y):
+            return fit_dask(self, X, y)
         for name in ("rls_", "beta_", "W_", "b_", "classes_"):
             self.__dict__.pop(name, None)
         return self._partial_fit(X, y)
 
     def _partial_fit(self, X, y, **target_kw):
+        if is_dask_input(X, y):
+            return partial_fit_dask(self, X, y, **target_kw)
         first = not hasattr(self, "rls_")
         dtype = self._check_params() if first else self.W_.dtype
         X, T = self._validate_Xy(X, y, dtype, reset=first, **target_kw)
