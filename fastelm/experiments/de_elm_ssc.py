@@ -276,8 +276,9 @@ def select_strategies(name, X, y, seed, s):
     out = {}
     for k, method in enumerate(("DE-ELM-SSC", "DE-ELM-SSC+")):
         probe = make_model(method, name, {method: "auto"}, _rng(seed, _SELECT, k), s)
+        repeats = s.get("selection_repeats", {}).get(name, s["n_selection_repeats"])
         out[method] = select_strategy(
-            Xs[D], y[D], n_repeats=s["n_selection_repeats"], estimator=probe._base("rand/1"),
+            Xs[D], y[D], n_repeats=repeats, estimator=probe._base("rand/1"),
             random_state=_rng(seed, _SELECT, DATASETS.index(name), k))
     return out
 
@@ -530,21 +531,24 @@ def rewrite(out_dir):
     return write_outputs(out_dir, rec, selections, s, seed, quick, timings)
 
 
-def merge(out_dir, sources):
+def merge(out_dir, sources, settings=None):
     """Combine runs on disjoint data sets into one reproduction in ``out_dir``.
 
-    Each source directory holds the records.json of ``run`` with the same seed, mode and run
-    counts but other ``datasets`` (e.g. run in parallel processes). Every data set draws from
-    its own random streams, so the merged tables equal those of one run over all the data
-    sets; only the timings differ.
+    Each source directory holds the records.json of ``run`` with the same seed and mode but
+    other ``datasets`` (e.g. run in parallel processes). Every data set draws from its own
+    random streams, so with equal settings the merged tables equal those of one run over all
+    the data sets; only the timings differ. Sources run with different settings (e.g. fewer
+    runs for one data set) need ``settings``: the dict to report in notes.md.
     """
     loaded = [_load_saved(src) for src in sources]
     _, _, s, seed, quick, _ = loaded[0]
     rec = {key: [] for key in loaded[0][0]}
     selections, timings = {}, {}
     for records, sel, s_i, seed_i, quick_i, times in loaded:
-        if (s_i, seed_i, quick_i) != (s, seed, quick):
-            raise ValueError("merge needs sources run with the same seed, mode and settings")
+        if (seed_i, quick_i) != (seed, quick):
+            raise ValueError("merge needs sources run with the same seed and mode")
+        if s_i != s and settings is None:
+            raise ValueError("the sources were run with different settings: pass settings=")
         if set(sel) & set(selections):
             raise ValueError(f"data sets in more than one source: {set(sel) & set(selections)}")
         for key in rec:
@@ -556,7 +560,8 @@ def merge(out_dir, sources):
         rec[key].sort(key=lambda r: order.index(r["dataset"]))
     selections = {n: selections[n] for n in DATASETS if n in selections}
     os.makedirs(out_dir, exist_ok=True)
-    return write_outputs(out_dir, rec, selections, s, seed, quick, timings)
+    return write_outputs(out_dir, rec, selections, s if settings is None else settings, seed,
+                         quick, timings)
 
 
 def _write_plain(rows, path_stem):
@@ -694,9 +699,11 @@ def notes_text(tables, checks, s, seed, quick, markdown=None):
              f"{[int(round(100 * p)) for p in s['shares']]}%; Table 6: {s['grid_runs']} run(s) "
              f"of the grid {list(s['grid_values'])}; Figs. 3-4: {s['nh_runs']} run(s) per nh in "
              f"{list(s['nh_values'])}; raw-input ablation: {s['ablation_runs']} runs.",
-             f"- Strategy selection: {s['n_selection_repeats']} repetitions, once per data set "
-             f"and method (offline, as in the paper), on D of the first run's main split; the "
-             f"winners (`strategies.md`) are used in every run and section.",
+             f"- Strategy selection: {s['n_selection_repeats']} repetitions"
+             + "".join(f" ({LABELS[n]}: {k})" for n, k in s.get("selection_repeats", {}).items())
+             + ", once per data set and method (offline, as in the paper), on D of the first "
+             "run's main split; the winners (`strategies.md`) are used in every run and "
+             "section.",
              f"- Subsampled data sets: {s['subsample'] or 'none'}.",
              "- Models: " + ", ".join(f"{k}={v}" for k, v in s["common"].items())
              + "; per data set: " + "; ".join(
