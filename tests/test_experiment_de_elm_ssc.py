@@ -161,6 +161,39 @@ def test_tiny_run_is_reproducible(tmp_path):
     assert (out / "notes.md").read_text() == before
 
 
+def _fake_source(path, dataset, runs):
+    """A records.json as ``run`` writes it, with made-up numbers."""
+    import json
+    s = exp.settings(runs=runs)
+    s.update(common=dict(s["common"]))
+    rec = {key: [] for key in ("main", "share", "grid", "nh", "ablation")}
+    rec["main"] = [dict(dataset=exp.LABELS[dataset], method=m, run=r, test_accuracy=0.9,
+                        validation_accuracy=0.9, train_time_s=1.0)
+                   for r in range(runs) for m in exp.METHODS]
+    sel = {dataset: {m: dict(strategy="rand/1", strategies=["rand/1", "best/1", "best/2"],
+                             votes=[1, 0, 0], rmse_sums=[0.1, 0.2, 0.3], rmse=[[0.1, 0.2, 0.3]])
+                     for m in ("DE-ELM-SSC", "DE-ELM-SSC+")}}
+    os.makedirs(path)
+    with open(os.path.join(path, "records.json"), "w") as f:
+        json.dump(dict(seed=0, quick=False, settings=s, records=rec, timings={"x": 1.0},
+                       selections=sel), f)
+    return str(path)
+
+
+def test_merge_of_sources_with_other_settings(tmp_path):
+    a = _fake_source(tmp_path / "a", "vote", 2)
+    b = _fake_source(tmp_path / "b", "wdbc", 3)
+    with pytest.raises(ValueError, match="different settings"):
+        exp.merge(str(tmp_path / "m"), [a, b])
+    result = exp.merge(str(tmp_path / "m"), [b, a], settings=exp.settings(runs=2))
+    rows = result["rows"]["table3_4_accuracy"]
+    assert [r["dataset"] for r in rows[::len(exp.METHODS)]] == ["Vote", "Wdbc"]
+    assert [r["runs"] for r in rows[::len(exp.METHODS)]] == [2, 3]
+    assert "Tables 3-4: 2 runs" in (tmp_path / "m" / "notes.md").read_text()
+    with pytest.raises(ValueError, match="more than one source"):
+        exp.merge(str(tmp_path / "n"), [a, a])
+
+
 def test_main_passes_the_command_line(monkeypatch, tmp_path, capsys):
     seen = {}
     notes = tmp_path / "notes.md"
