@@ -492,6 +492,14 @@ def write_outputs(out_dir, rec, selections, s, seed, quick, timings):
         f.write("| section | seconds |\n|---|---|\n")
         f.writelines(f"| {k} | {v:.1f} |\n" for k, v in timings.items())
         f.write(f"| total | {sum(timings.values()):.1f} |\n")
+        if "table4_time" in tables:
+            f.write("\nTable 4's training time (mean s per fit, strategy selection excluded; "
+                    "the paper: DE-ELM-SSC+ faster than DE-ELM-SSC):\n\n"
+                    "| data set | Tri-DE-ELM | DE-ELM-SSC | DE-ELM-SSC+ |\n|---|---|---|---|\n")
+            rows = tables["table4_time"]
+            for d in dict.fromkeys(r["dataset"] for r in rows):
+                cells = [_mean(rows, "train_time_s", dataset=d, method=m) for m in DE_METHODS]
+                f.write(f"| {d} | " + " | ".join(_fmt(c, 2) for c in cells) + " |\n")
     paths["timings"] = stem("timings.md")
     with open(stem("records.json"), "w") as f:
         json.dump(dict(seed=seed, quick=quick, settings=s, records=rec, timings=timings,
@@ -694,8 +702,10 @@ def notes_text(tables, checks, s, seed, quick, markdown=None):
     lines = [f"# DE-ELM-SSC / DE-ELM-SSC+ reproduction — notes ({mode} mode, seed {seed})", "",
              "## Settings", "",
              f"- Tables 3-4: {s['runs']} runs per data set (Mushroom {s['mushroom_runs']}); "
-             f"Table 5: {s['share_runs']} runs per share (Mushroom {s['mushroom_share_runs']}) "
-             f"on {', '.join(LABELS[n] for n in s['share_datasets'])}, shares "
+             f"Table 5: {s['share_runs']} runs per share"
+             + (f" (Mushroom {s['mushroom_share_runs']})" if "mushroom" in s["share_datasets"]
+                else "")
+             + f" on {', '.join(LABELS[n] for n in s['share_datasets'])}, shares "
              f"{[int(round(100 * p)) for p in s['shares']]}%; Table 6: {s['grid_runs']} run(s) "
              f"of the grid {list(s['grid_values'])}; Figs. 3-4: {s['nh_runs']} run(s) per nh in "
              f"{list(s['nh_values'])}; raw-input ablation: {s['ablation_runs']} runs.",
@@ -813,10 +823,10 @@ def gap_analysis(checks, tables):
                 + ", plain ELM " + " / ".join(f"{c['elm_raw_inputs']:.4f}"
                                               for c in aus.values())
                 + " at 20% / 80%: tanh nodes saturate on the large columns. "
-                + ("The paper's figures lie between our raw-input and standardised results, "
-                   "so its inputs were most likely scaled differently from ours (or not at "
-                   "all for some columns); the level of its numbers is not a property of the "
-                   "algorithm we can recover." if bracket else
+                + ("The paper's figures lie between our raw-input and standardised results: "
+                   "consistent with inputs scaled differently from ours (or some columns left "
+                   "unscaled). We cannot recover that preprocessing, so the absolute level is "
+                   "not reproducible; the comparison between the methods is." if bracket else
                    "The paper's figures do not lie between our raw-input and standardised "
                    "results for every share."))
         main = tables.get("table3_4_accuracy", [])
@@ -834,6 +844,33 @@ def gap_analysis(checks, tables):
                      + (": with standardised inputs a small L already gives most of the "
                         "accuracy." if gain_ours < gain_paper else "."))
         lines.append("")
+    if "strategies" in tables:
+        ours = {r["dataset"]: r["strategy"] for r in tables["strategies"]
+                if r["method"] == "DE-ELM-SSC"}
+        agree = [d for d, st in ours.items() if PAPER["strategies"].get(d) == st]
+        if not lines:
+            lines += ["## Gap analysis", ""]
+        winners = {st: sum(1 for v in ours.values() if v == st) for st in dict.fromkeys(
+            ours.values())}
+        lines.append(f"Strategy vote (DE-ELM-SSC, F = 1): ours agrees with the paper's choice on "
+                     f"{len(agree)} of {len(ours)} data sets ({', '.join(agree) or 'none'}); "
+                     f"here the winners are "
+                     + ", ".join(f"{st} on {k}" for st, k in winners.items())
+                     + " (votes in `strategies.md`). This changes which DE-ELM-SSC is compared "
+                     "(the paper's equals Tri-DE-ELM where both use rand/1), not DE-ELM-SSC+'s "
+                     "F schedule.")
+        main = tables.get("table3_4_accuracy", [])
+        names = [d for d in ours if _mean(main, dataset=d, method="DE-ELM-SSC") is not None]
+        if names:
+            ssc = np.mean([_mean(main, dataset=d, method="DE-ELM-SSC") for d in names])
+            tri = np.mean([_mean(main, dataset=d, method="Tri-DE-ELM") for d in names])
+            plus = np.mean([_mean(main, dataset=d, method="DE-ELM-SSC+") for d in names])
+            lines.append(f"Mean test accuracy over these data sets (Tables 3-4): Tri-DE-ELM "
+                         f"{tri:.4f}, DE-ELM-SSC {ssc:.4f} (selected strategy, F = 1), "
+                         f"DE-ELM-SSC+ {plus:.4f} (selected strategy, nonlinear F): the "
+                         f"strategy vote alone changes accuracy by {ssc - tri:+.4f}, the F "
+                         f"schedule on top of it by {plus - ssc:+.4f}.")
+        lines.append("")
     lo, hi = checks.get("mushroom_f_0.3_0.5"), checks.get("mushroom_f_1.0_1.0")
     if lo and hi and lo["ours"] is not None and hi["ours"] is not None:
         if not lines:
@@ -847,8 +884,11 @@ def gap_analysis(checks, tables):
         sd = None if sd is None else [r["test_accuracy_std"] for r in
                                       tables["table3_4_accuracy"] if r["dataset"] == "Mushroom"
                                       and r["method"] == "DE-ELM-SSC+"][0]
+        same = "the same direction" if ours * paper > 0 else "the opposite direction"
         lines.append(f"Mushroom, Table 6: (Fmin, Fmax) = (0.3, 0.5) against F = 1 changes test "
-                     f"accuracy by {ours:+.4f} here and by {paper:+.4f} in the paper; over "
+                     f"accuracy by {ours:+.4f} here and by {paper:+.4f} in the paper ({same}; "
+                     f"our F = 1 is already at {hi['ours'][1]:.4f}, the paper's at "
+                     f"{hi['paper'][1]:.4f}); over "
                      f"the whole grid our test accuracy ranges {min(tests):.4f}–"
                      f"{max(tests):.4f} ({grid[0]['runs']} run(s) per pair)"
                      + ("." if sd is None else
