@@ -2,6 +2,7 @@
 DE-ELM base learner scored on V + Tri-training; the tests inspect the fitted pieces."""
 import pickle
 
+import numba
 import numpy as np
 import pytest
 from sklearn.datasets import make_classification, make_moons
@@ -16,6 +17,16 @@ from fastelm.semi_supervised import (_SEED_BOUND, DEELMSSC, DEELMSSCPlus, FGridS
                                      TriDEELM, grid_search_f)
 
 SMALL = dict(n_hidden=8, pop_size=6, n_generations=2)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_numba_thread():
+    """Tiny fits: a parallel kernel launch costs more than the work (milliseconds each on a
+    loaded machine); results do not depend on the thread count (fastelm._kernels.de)."""
+    previous = numba.get_num_threads()
+    numba.set_num_threads(1)
+    yield
+    numba.set_num_threads(previous)
 
 
 def _data(seed=0, n=200, labelled=0.3):
