@@ -1,0 +1,330 @@
+"""The BLS-fMRI reproduction (seed paper 000): the CV protocol, the outputs, and the 'done when'
+checks on generated subjects (a real group effect is found, no effect gives chance)."""
+import csv
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.datasets import make_classification
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.neural_network import MLPClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+
+from fastelm.bls import BLSClassifier
+from fastelm.experiments import bls_fmri as exp
+from fastelm.fmri import make_synthetic_abide, read_roi_file
+
+
+def _cheap_models():
+    """The five roles with small settings, for tests of the plumbing."""
+    return {
+        "BLS": BLSClassifier(n_enhancement=200, preprocessing="reference"),
+        "linear SVM": make_pipeline(StandardScaler(), SVC(kernel="linear")),
+        "RF": RandomForestClassifier(n_estimators=5),
+        "KNN": make_pipeline(StandardScaler(), KNeighborsClassifier()),
+        "DNN": make_pipeline(StandardScaler(), MLPClassifier((16,), max_iter=100)),
+    }
+
+
+TINY = dict(n_subjects=24, n_rois=8, lengths=(30, 40), n_splits=3, n_repeats=1, dnn_max_iter=3,
+            bls_params=dict(n_enhancement=50))
+
+
+class Spy(ClassifierMixin, BaseEstimator):
+    """Records the first column (a row id) of every training set; predicts class 0."""
+
+    seen = []
+
+    def __init__(self, random_state=None):
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        Spy.seen.append((X[:, 0].astype(int).copy(), self.random_state))
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        return np.full(X.shape[0], self.classes_[0])
+
+
+# ------------------------------------------------------------------------------------------
+# the protocol
+
+
+def test_default_models_are_the_papers():
+    models = exp.default_models()
+    assert list(models) == list(exp.MODELS)
+    bls = models["BLS"].get_params()
+    assert (bls["n_windows"], bls["nodes_per_window"], bls["n_enhancement"]) == (10, 10, 2000)
+    assert bls["shrink"] == 0.8 and bls["reg"] == 2.0 ** -30
+    assert bls["preprocessing"] == "reference"
+    assert models["DNN"][-1].hidden_layer_sizes == (1000, 600)
+    assert models["linear SVM"][-1].kernel == "linear"
+    assert isinstance(models["linear SVM"][0], StandardScaler)
+    assert isinstance(models["KNN"][0], StandardScaler)
+    assert exp.default_models(dnn_max_iter=7)["DNN"][-1].max_iter == 7
+
+
+def _blobs(n=60, d=10, shift=2.0, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.tile([0, 1], n // 2)
+    X = rng.standard_normal((n, d))
+    X[:, :3] += shift * y[:, None]
+    return X, y
+
+
+def test_evaluate_records_are_complete_and_deterministic():
+    X, y = _blobs()
+    kw = dict(n_splits=3, n_repeats=2, progress=False, threads=1)
+    a = exp.evaluate(X, y, _cheap_models(), random_state=5, **kw)
+    b = exp.evaluate(X, y, _cheap_models(), random_state=5, **kw)
+    c = exp.evaluate(X, y, {"KNN": _cheap_models()["KNN"]}, random_state=6, **kw)
+    assert len(a) == 3 * 2 * 5
+    assert [(r["repeat"], r["fold"], r["model"]) for r in a[:6]] == \
+        [(0, 0, m) for m in exp.MODELS] + [(0, 1, "BLS")]
+    assert a[-1]["repeat"] == 1 and a[-1]["fold"] == 2
+    for r in a:
+        assert set(exp.METRICS) | {"train_time", "converged"} <= set(r)
+        assert all(0.0 <= r[m] <= 1.0 for m in exp.METRICS) and r["train_time"] > 0
+    strip = [{k: v for k, v in r.items() if k != "train_time"} for r in a]
+    assert strip == [{k: v for k, v in r.items() if k != "train_time"} for r in b]
+    knn = [{k: v for k, v in r.items() if k != "train_time"} for r in a if r["model"] == "KNN"]
+    assert knn != [{k: v for k, v in r.items() if k != "train_time"} for r in c]  # new folds
+    # the data are easy: every model learns them
+    for m in exp.MODELS:
+        assert np.mean([r["accuracy"] for r in a if r["model"] == m]) > 0.7
+
+
+def test_evaluate_metrics_follow_pos_label():
+    X, y = make_classification(40, 5, random_state=1)
+    recs = exp.evaluate(X, y, {"KNN": KNeighborsClassifier()}, 4, 1, 0, False)
+    flipped = exp.evaluate(X, 1 - y, {"KNN": KNeighborsClassifier()}, 4, 1, 0, False,
+                           pos_label=0)
+    for r, f in zip(recs, flipped):
+        for m in exp.METRICS:
+            assert r[m] == pytest.approx(f[m])
+
+
+def test_evaluate_folds_strata_and_reseeding():
+    n = 48
+    rng = np.random.default_rng(0)
+    y = np.tile([0, 1], n // 2)
+    site = np.repeat([0, 1, 2], n // 3)
+    X = np.column_stack([np.arange(n), rng.standard_normal(n)])
+    Spy.seen = []
+    recs = exp.evaluate(X, y, {"spy": Spy(random_state=None)}, n_splits=4, n_repeats=2,
+                        random_state=3, progress=False,
+                        strata=np.char.add(site.astype(str), y.astype(str)), warm_up=False)
+    assert len(recs) == 8 and len(Spy.seen) == 8
+    for rows, _ in Spy.seen:  # every site × diagnosis cell split evenly: 4 per cell per fold
+        assert len(rows) == 36
+        for s in range(3):
+            for label in (0, 1):
+                assert np.sum((site[rows] == s) & (y[rows] == label)) == 6
+    seeds = [seed for _, seed in Spy.seen]
+    assert all(isinstance(s, int) for s in seeds) and len(set(seeds)) == 8
+    # a repeat's folds partition the subjects
+    tests = [np.setdiff1d(np.arange(n), rows) for rows, _ in Spy.seen[:4]]
+    assert np.array_equal(np.sort(np.concatenate(tests)), np.arange(n))
+    # warm-up adds one untimed fit per model on 10 rows per class
+    Spy.seen = []
+    exp.evaluate(X, y, {"spy": Spy()}, 4, 1, 3, False)
+    assert len(Spy.seen) == 5 and len(Spy.seen[0][0]) == 20
+
+
+def test_reseed_reaches_pipeline_steps():
+    model = exp._reseed(exp.default_models()["DNN"], 11)
+    assert model[-1].random_state == 11
+    assert exp._reseed(exp.default_models()["BLS"], 12).random_state == 12
+
+
+def test_evaluate_rejects_bad_shapes():
+    with pytest.raises(ValueError, match="2-D"):
+        exp.evaluate(np.zeros(10), np.zeros(10), {"KNN": KNeighborsClassifier()})
+
+
+def test_limit_threads_restores_numba_threads():
+    import numba
+    before = numba.get_num_threads()
+    with exp.limit_threads(1):
+        assert numba.get_num_threads() == 1
+    assert numba.get_num_threads() == before
+
+
+# ------------------------------------------------------------------------------------------
+# 'done when': a real group effect is found, no effect gives chance
+
+
+def _synthetic_pair(tmp_path, seed):
+    """60 subjects, 16 ROIs, 60 time points, 2 sites; 'effect' with 4 effect pairs of size 1."""
+    out = {}
+    for name, effect in (("effect", 1.0), ("null", 0.0)):
+        make_synthetic_abide(tmp_path / name, n_subjects=60, n_rois=16, lengths=60,
+                             effect_size=effect, n_sites=2, n_effect_pairs=4,
+                             random_state=seed)
+        out[name] = tmp_path / name
+    return out
+
+
+def _accuracies(directory, features, seed):
+    X, y, strata, _ = exp.load(directory, features)
+    recs = exp.evaluate(X, y, exp.default_models(dnn_max_iter=10), n_splits=5, n_repeats=1,
+                        random_state=seed, progress=False, strata=strata, warm_up=False,
+                        threads=1)
+    return {m: np.mean([r["accuracy"] for r in recs if r["model"] == m]) for m in exp.MODELS}
+
+
+def _check_effect_and_null(tmp_path, seed):
+    """BLS and the four comparators (paper settings; DNN capped at 10 epochs) on 60 subjects.
+
+    Chance is 0.5 (balanced labels); two binomial sd over 60 subjects is 0.13. Designed on seeds
+    0-7: with a group effect, connectivity accuracies were 0.68-1.00 per model (KNN the lowest)
+    and 0.85-0.96 averaged over the models; without, 0.38-0.63 per model and 0.43-0.56
+    averaged, on connectivity and on the flattened series alike.
+    """
+    data = _synthetic_pair(tmp_path, seed)
+    effect = _accuracies(data["effect"], "connectivity", seed)
+    assert min(effect.values()) > 0.65, effect
+    assert np.mean(list(effect.values())) > 0.8, effect
+    for features in ("connectivity", "timeseries"):
+        null = _accuracies(data["null"], features, seed)
+        assert all(0.3 < a < 0.7 for a in null.values()), (features, null)
+        assert abs(np.mean(list(null.values())) - 0.5) < 0.1, (features, null)
+
+
+def test_effect_found_and_null_at_chance(tmp_path):
+    _check_effect_and_null(tmp_path, 0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6, 7])
+def test_effect_found_and_null_at_chance_more_seeds(tmp_path, seed):
+    _check_effect_and_null(tmp_path, seed)
+
+
+# ------------------------------------------------------------------------------------------
+# run(): outputs, determinism, command line
+
+
+def _run(out, seed=7, **kw):
+    return exp.run(quick=True, out_dir=str(out), seed=seed, progress=False,
+                   settings=dict(TINY, bls_params=None), models=_cheap_models(), **kw)
+
+
+def test_run_writes_outputs_and_is_deterministic_apart_from_times(tmp_path):
+    a = _run(tmp_path / "a")
+    b = _run(tmp_path / "b")
+    names = ("results.md", "results.csv", "timings.md", "timings.csv", "records.csv",
+             "run.json", "accuracy_vs_time.png", "notes.md")
+    for name in names:
+        assert (tmp_path / "a" / name).is_file(), name
+    for name in ("results.md", "results.csv", "notes.md"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    assert a["rows"] == b["rows"]
+
+    with open(tmp_path / "a" / "results.csv") as f:
+        table = list(csv.DictReader(f))
+    keys = [(d, f, m) for d in exp.SYNTHETIC for f in exp.FEATURES for m in exp.MODELS]
+    assert [(r["data set"], r["features"], r["model"]) for r in table] == keys
+    assert {r["runs"] for r in table} == {"3"}
+    assert "accuracy_mean" in table[0] and "train_time_mean" not in table[0]
+    with open(tmp_path / "a" / "timings.csv") as f:
+        times = list(csv.DictReader(f))
+    assert len(times) == len(keys) and all(float(r["train_time_mean"]) > 0 for r in times)
+    with open(tmp_path / "a" / "records.csv") as f:
+        assert len(list(csv.DictReader(f))) == 3 * len(keys)
+
+    notes = (tmp_path / "a" / "notes.md").read_text()
+    assert "Mode: quick; seed 7" in notes and "24 subjects" in notes
+    assert "## Above chance?" in notes and "Which feature carries" in notes
+    assert "BLSClassifier(" in notes and " at 0x" not in notes
+    assert "DNN/BLS" in (tmp_path / "a" / "timings.md").read_text()
+    assert a["meta"]["data"]["effect"]["features"] == {"timeseries": 30 * 8, "connectivity": 28}
+    assert set(a["checks"]) == set(keys)
+
+    # the outputs can be re-written from records.csv and run.json alone
+    (tmp_path / "b" / "notes.md").unlink()
+    again = exp.rewrite_outputs(str(tmp_path / "b"))
+    assert again["table"] == a["table"]
+    assert (tmp_path / "b" / "notes.md").read_bytes() == (tmp_path / "a" / "notes.md").read_bytes()
+    for ra, rb in zip(b["time_rows"], again["time_rows"]):
+        assert rb["train_time_mean"] == pytest.approx(ra["train_time_mean"])
+
+    # the synthetic subjects are written under out_dir/synthetic and replaced on a re-run
+    assert len(os.listdir(tmp_path / "a" / "synthetic" / "effect")) == 24 + 1
+    smaller = exp.make_synthetic(str(tmp_path / "a" / "synthetic"),
+                                 exp.settings_for(True, dict(TINY, n_subjects=20)), 7)
+    assert len(os.listdir(smaller["effect"])) == 20 + 1
+    assert len(exp.load(smaller["null"], "connectivity")[0]) == 20
+
+
+def _constant_roi(path):
+    """Rewrite one subject's file with its first ROI constant (an unusable subject)."""
+    series, names = read_roi_file(path)
+    series[:, 0] = 1.0
+    rows = ["\t".join(f"{v:.7g}" for v in row) for row in series]
+    path.write_text("#" + "\t".join(names) + "\n" + "\n".join(rows) + "\n")
+
+
+def test_run_on_a_data_directory_with_sites(tmp_path):
+    """ABIDE Preprocessed keeps every site's files in one folder: --sites must skip the others
+    (``load_roi_dataset(sites=...)`` refuses such a folder; ``load`` works around it)."""
+    data = tmp_path / "ABIDE_like"
+    made = make_synthetic_abide(data, n_subjects=30, n_rois=8, lengths=(30, 40), n_sites=3,
+                                random_state=0)
+    first, third = (made.files[list(made.sites).index(s)] for s in ("SITE01", "SITE03"))
+    _constant_roi(first)
+    _constant_roi(third)
+    res = exp.run(out_dir=str(tmp_path / "out"), seed=1, data_dir=str(data), progress=False,
+                  sites=["SITE01", "SITE02"], settings=dict(n_splits=2, n_repeats=1),
+                  models={"KNN": KNeighborsClassifier(3)}, features=["connectivity"])
+    d = res["meta"]["data"]["ABIDE_like"]
+    kept = np.isin(made.sites, ["SITE01", "SITE02"])
+    kept[list(made.files).index(first)] = False
+    assert d["subjects"] == 19 and d["excluded"] == 1 and d["sites"] == 2
+    assert d["length"] == made.lengths[kept].min()
+    assert [r["data set"] for r in res["rows"]] == ["ABIDE_like"]
+    notes = (tmp_path / "out" / "notes.md").read_text()
+    assert "ABIDE-layout directory" in notes and "SITE01, SITE02" in notes
+    assert "1 subject(s) excluded" in notes
+    assert "Which feature carries" not in notes  # the synthetic explanation only
+    assert not (tmp_path / "out" / "synthetic").exists()
+    X, y, strata, bunch = exp.load(data, "timeseries", sites="SITE02")
+    assert set(bunch.sites) == {"SITE02"} and X.shape == (10, 8 * bunch.length)
+    assert set(strata) == {"SITE02|0", "SITE02|1"}
+
+
+def test_run_rejects_unknown_features_and_settings(tmp_path):
+    with pytest.raises(ValueError, match="features"):
+        exp.run(out_dir=str(tmp_path), features=["voxels"], progress=False)
+    with pytest.raises(ValueError, match="unknown settings"):
+        exp.run(out_dir=str(tmp_path), settings={"n_folds": 3}, progress=False)
+
+
+def test_main_quick_with_tiny_settings(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(exp.SETTINGS, "quick", dict(exp.SETTINGS["quick"], **TINY))
+    assert exp.main(["--quick", "--out", str(tmp_path), "--seed", "2", "--no-progress",
+                     "--features", "connectivity"]) == 0
+    out = capsys.readouterr().out
+    assert "| effect | connectivity | BLS |" in out and "wrote" in out
+    assert (tmp_path / "accuracy_vs_time.png").stat().st_size > 0
+
+
+@pytest.mark.slow
+def test_quick_mode_from_the_command_line(tmp_path):
+    """The real --quick run (about a minute of CPU) as ``reproduce all --quick`` calls it."""
+    done = subprocess.run([sys.executable, "-m", "fastelm.experiments.bls_fmri", "--quick",
+                           "--out", str(tmp_path), "--no-progress"], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    with open(tmp_path / "results.csv") as f:
+        rows = {(r["data set"], r["features"], r["model"]): float(r["accuracy_mean"])
+                for r in csv.DictReader(f)}
+    assert len(rows) == 20
+    assert all(rows[("effect", "connectivity", m)] > 0.6 for m in exp.MODELS)
