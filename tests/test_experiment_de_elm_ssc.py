@@ -213,9 +213,10 @@ def test_main_passes_the_command_line(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(exp, "run", fake_run)
     assert exp.main(["--quick", "--out", "somewhere", "--seed", "7", "--runs", "4",
                      "--mushroom-runs", "2", "--data", "/data", "--datasets", "vote",
-                     "--threads", "1", "--no-progress"]) == 0
+                     "--threads", "1", "--settings", '{"nh_runs": 3}', "--no-progress"]) == 0
     assert seen == dict(quick=True, out_dir="somewhere", seed=7, runs=4, data_home="/data",
-                        progress=False, mushroom_runs=2, datasets=["vote"], threads=1)
+                        progress=False, mushroom_runs=2, datasets=["vote"], threads=1,
+                        overrides={"nh_runs": 3})
     assert "the notes" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         exp.main(["--datasets", "iris"])
@@ -238,3 +239,19 @@ def test_quick_mode(tmp_path):
     for r in tables["table3_4_accuracy"]:
         if r["method"] != "ELM":
             assert r["test_accuracy_mean"] > 0.75, r
+
+
+def test_command_line_merge_reports_the_table6_source_settings(tmp_path, capsys):
+    a = _fake_source(tmp_path / "a", "vote", 2)
+    b = _fake_source(tmp_path / "b", "mushroom", 3)
+    import json
+    with open(os.path.join(b, "records.json")) as f:  # the Mushroom run's own settings
+        saved = json.load(f)
+    saved["settings"]["grid_values"] = [0.1, 1.0]
+    with open(os.path.join(b, "records.json"), "w") as f:
+        json.dump(saved, f)
+    assert exp.main(["--merge", a, b, "--out", str(tmp_path / "m")]) == 0
+    notes = (tmp_path / "m" / "notes.md").read_text()
+    assert "grid [0.1, 1.0]" in notes and "Done-when" in capsys.readouterr().out
+    with pytest.raises(SystemExit):  # settings must be JSON
+        exp.main(["--settings", "{runs: 2}", "--out", str(tmp_path / "x")])

@@ -591,6 +591,17 @@ def merge(out_dir, sources, settings=None):
                          quick, timings)
 
 
+def _reported_settings(sources):
+    """The settings to report for a merge of ``sources``: those of the source that ran Table
+    6's data set (its grid, hidden-node and selection settings are the ones that differ
+    between sources), else the first source's."""
+    loaded = [_load_saved(src) for src in sources]
+    for records, selections, s, *_ in loaded:
+        if s["grid_dataset"] in selections:
+            return s
+    return loaded[0][2]
+
+
 def _write_plain(rows, path_stem):
     """A Markdown + CSV table of plain values (no mean ± std); returns the Markdown."""
     columns = list(rows[0])
@@ -932,12 +943,23 @@ def main(argv=None):
     parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=None)
     parser.add_argument("--threads", type=int, default=None,
                         help="Numba threads (default: 1 with --quick, else Numba's)")
+    parser.add_argument("--settings", type=json.loads, default=None, metavar="JSON",
+                        help="overrides of the mode's settings (MODES), e.g. "
+                             "'{\"selection_repeats\": {\"mushroom\": 25}}'")
+    parser.add_argument("--merge", nargs="+", default=None, metavar="DIR",
+                        help="instead of running: merge these runs on disjoint data sets "
+                             "into --out (notes report the settings of the run that holds "
+                             "Table 6's data set)")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
+    if args.merge:
+        result = merge(args.out, args.merge, settings=_reported_settings(args.merge))
+        print(open(result["paths"]["notes"]).read())
+        return 0
     result = run(quick=args.quick, out_dir=args.out, seed=args.seed, runs=args.runs,
                  data_home=args.data, progress=not args.no_progress,
                  mushroom_runs=args.mushroom_runs, datasets=args.datasets,
-                 threads=args.threads)
+                 overrides=args.settings, threads=args.threads)
     print(open(result["paths"]["notes"]).read())
     return 0
 
