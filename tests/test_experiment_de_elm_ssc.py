@@ -168,6 +168,68 @@ def test_tiny_run_is_reproducible(tmp_path):
     assert (out / "notes.md").read_text() == before
 
 
+def test_missing_data_sets_are_skipped(tmp_path, monkeypatch, capsys):
+    """A fresh machine (no data directory, no $FASTELM_DATA): only Wdbc (scikit-learn's copy)
+    is found; the others are left out of every section, and notes.md says which and why."""
+    monkeypatch.delenv("FASTELM_DATA", raising=False)
+    empty = tmp_path / "no-data"
+    empty.mkdir()
+    out = tmp_path / "out"
+    result = exp.run(quick=True, out_dir=str(out), seed=3, runs=1, progress=False,
+                     overrides=TINY, data_home=str(empty))
+    skipped, err = result["skipped"], capsys.readouterr().err
+    assert list(skipped) == ["australian", "cancer", "vote", "mushroom"]
+    for name, file in (("australian", "australian.dat"), ("vote", "house-votes-84.data"),
+                       ("cancer", "breast-cancer-wisconsin.data"),
+                       ("mushroom", "agaricus-lepiota.data")):
+        assert f"{file} not found" in skipped[name]
+        assert f"DE-ELM-SSC: skipping {name}: {skipped[name]}" in err
+    tables = result["rows"]
+    assert {r["dataset"] for r in tables["table3_4_accuracy"]} == {"Wdbc"}
+    assert set(result["strategies"]) == {"Wdbc"}
+    for key in ("table5_labelled_share", "table6_f_grid", "hidden_nodes", "ablation_raw_inputs"):
+        assert key not in tables, key
+    assert not (out / "table6_f_grid_matrix.md").exists()
+    notes = (out / "notes.md").read_text()
+    assert "## Data sets not available (skipped)" in notes and "--data DIR" in notes
+    assert "- Australian: australian: australian.dat not found in" in notes
+    assert ("skipped: Australian, Cancer, Vote, Mushroom (see below); left out with them: their "
+            "rows of Tables 3-4, Table 5 on Australian, Table 6 (Vote), Figs. 3-4 (Vote), the "
+            "raw-input ablation (Australian).") in notes
+    assert "not checked — Australian was not available" in result["summary"]
+    assert "Not compared, the data set not being available" in notes
+    assert "Not analysed, the data set not being available" in notes
+    assert "Mean test accuracy over 1 data sets" in notes and "| Australian 20%" not in notes
+    exp.rewrite(str(out))  # the skipped sets are saved with the records
+    assert (out / "notes.md").read_text() == notes
+
+    # the same seed with the data: Wdbc's tables are the same (its own random streams)
+    with_data = exp.run(quick=True, out_dir=str(tmp_path / "wdbc"), seed=3, runs=1,
+                        progress=False, overrides=TINY, data_home=str(empty),
+                        datasets=("wdbc",))
+    assert with_data["skipped"] == {}
+    assert with_data["rows"]["table3_4_accuracy"] == tables["table3_4_accuracy"]
+    assert with_data["rows"]["strategies"] == tables["strategies"]
+
+
+def test_named_missing_data_set_is_an_error(tmp_path, monkeypatch):
+    monkeypatch.delenv("FASTELM_DATA", raising=False)
+    empty = tmp_path / "no-data"
+    empty.mkdir()
+    with pytest.raises(FileNotFoundError, match=r"australian: australian\.dat not found in"):
+        exp.run(quick=True, out_dir=str(tmp_path / "a"), runs=1, progress=False,
+                overrides=TINY, data_home=str(empty), datasets=["australian"])
+    assert not (tmp_path / "a" / "notes.md").exists()
+
+    def no_wdbc(**kwargs):
+        raise exp._datasets.DataNotFoundError("wdbc: wdbc.data not found")
+
+    monkeypatch.setitem(exp.LOADERS, "wdbc", no_wdbc)  # nothing at all available
+    with pytest.raises(FileNotFoundError, match="none of its data sets is available"):
+        exp.run(quick=True, out_dir=str(tmp_path / "b"), runs=1, progress=False,
+                overrides=TINY, data_home=str(empty))
+
+
 def _fake_source(path, dataset, runs):
     """A records.json as ``run`` writes it, with made-up numbers."""
     import json

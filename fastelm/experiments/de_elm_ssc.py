@@ -12,7 +12,9 @@ Data
     vote        Congressional voting records (435 rows; y/n/? one-hot, '?' its own category)
     wdbc        Wisconsin diagnostic breast cancer (569 rows)
     mushroom    Mushroom (8124 rows; categorical one-hot, '?' its own category)
-    loaded by ``fastelm.datasets`` (``data_home`` / ``$FASTELM_DATA``).
+    loaded by ``fastelm.datasets`` (``data_home`` / ``$FASTELM_DATA``). Without the original
+    files only Wdbc is found (scikit-learn's copy); a data set not found is skipped with every
+    section that needs it (said in notes.md), unless named with ``--datasets`` (then an error).
 Splits (each run draws its own, stratified by class)
     main    test = 25% of all rows; of the other 75% (training), 60% labelled D and 40%
             unlabelled U; D halved into the validation set V and the labelled training set L.
@@ -76,7 +78,7 @@ from ..evolution import StrategySelection, select_strategy
 from ..metrics import accuracy
 from ..semi_supervised import (F_GRID, DEELMSSC, DEELMSSCPlus, TriDEELM, TriTrainingClassifier,
                                grid_search_f)
-from .report import progress, summarize, write_table
+from .report import load_available, progress, skipped_notes, summarize, write_table
 
 DATASETS = ("australian", "cancer", "vote", "wdbc", "mushroom")
 
@@ -384,14 +386,16 @@ def run(quick=False, out_dir="results/de-elm-ssc", seed=0, runs=None, data_home=
         Run count of Tables 3-5 and the ablation; caps Mushroom's and those of Table 6 and
         Figs. 3-4 (None: the mode's, ``MODES``).
     data_home : str or None
-        Data directory (default ``$FASTELM_DATA``, then the package copies).
+        Data directory (default ``$FASTELM_DATA``, then the package copies). With ``datasets``
+        None, a data set whose file is not found is skipped: left out of every section, named
+        in notes.md and in the result's 'skipped'; an error if none is found.
     progress : bool
         Progress bars on stderr (tqdm).
     mushroom_runs : int or None
         Run count of Mushroom in Tables 3-5 (None: the mode's, capped by ``runs``).
     datasets : sequence of names or None
         Subset of ``DATASETS`` for Tables 3-5 (Table 6 and Figs. 3-4 run on their data set
-        only if it is included).
+        only if it is included); a named data set whose file is not found is an error.
     overrides : dict or None
         Replaces keys of the mode's settings (``MODES``), e.g. for a tiny test configuration.
     threads : int or None
@@ -403,10 +407,12 @@ def run(quick=False, out_dir="results/de-elm-ssc", seed=0, runs=None, data_home=
     Returns
     -------
     dict with 'rows' (the rows of each table, by name), 'records', 'strategies', 'checks',
-    'settings', 'timings', 'seconds', 'paths' (by name), 'files' (every file written) and
-    'summary' (the done-when checks, as in notes.md).
+    'settings', 'timings', 'seconds', 'paths' (by name), 'files' (every file written),
+    'summary' (the done-when checks, as in notes.md) and 'skipped' ({name: reason} of the data
+    sets left out because their files were not found).
     """
     s = settings(quick, runs, overrides, mushroom_runs)
+    strict = datasets is not None  # data sets the user named must be there
     names = tuple(DATASETS if datasets is None else datasets)
     for name in names:
         if name not in DATASETS:
@@ -417,22 +423,30 @@ def run(quick=False, out_dir="results/de-elm-ssc", seed=0, runs=None, data_home=
     if threads is not None:
         numba.set_num_threads(min(int(threads), numba.config.NUMBA_NUM_THREADS))
     try:
-        return _run(names, s, out_dir, seed, quick, data_home, progress)
+        return _run(names, s, out_dir, seed, quick, data_home, progress, strict)
     finally:
         numba.set_num_threads(previous)
 
 
-def _run(names, s, out_dir, seed, quick, data_home, progress):
-    """The body of ``run``: every section of every data set, then the outputs."""
-    timings = {}
+def _run(names, s, out_dir, seed, quick, data_home, progress, strict=False):
+    """The body of ``run``: every section of every available data set, then the outputs."""
+    timings, load_seconds = {}, {}
     rec = {"main": [], "share": [], "grid": [], "nh": [], "ablation": []}
     strategies, selections = {}, {}
-    for name in names:
+
+    def load_timed(name):
         start = time.perf_counter()
-        X, y = load(name, data_home, s["subsample"].get(name), seed)
+        data = load(name, data_home, s["subsample"].get(name), seed)
+        load_seconds[name] = time.perf_counter() - start
+        return data
+
+    data, skipped = load_available(names, load_timed, strict=strict, what="DE-ELM-SSC")
+    for name, (X, y) in data.items():
+        start = time.perf_counter()
         selections[name] = select_strategies(name, X, y, seed, s)
         strategies[name] = {m: sel.strategy for m, sel in selections[name].items()}
-        timings[f"{LABELS[name]}: strategy selection"] = time.perf_counter() - start
+        timings[f"{LABELS[name]}: strategy selection"] = (time.perf_counter() - start
+                                                          + load_seconds[name])
 
         start = time.perf_counter()
         rec["main"] += main_table(name, X, y, strategies[name], s, seed, progress)
@@ -458,11 +472,13 @@ def _run(names, s, out_dir, seed, quick, data_home, progress):
                                            scale=False, shares=(0.2, 0.8), stream=_ABLATION,
                                            n=s["ablation_runs"])
             timings[f"{LABELS[name]}: raw-input ablation"] = time.perf_counter() - start
-    return write_outputs(out_dir, rec, selections, s, seed, quick, timings)
+    return write_outputs(out_dir, rec, selections, s, seed, quick, timings, skipped)
 
 
-def write_outputs(out_dir, rec, selections, s, seed, quick, timings):
-    """Write every table, the plot and the notes; returns run()'s dict."""
+def write_outputs(out_dir, rec, selections, s, seed, quick, timings, skipped=None):
+    """Write every table, the plot and the notes; returns run()'s dict. ``skipped``:
+    {name: reason} of the data sets left out for want of their files."""
+    skipped = dict(skipped or {})
     stem = lambda name: os.path.join(out_dir, name)  # noqa: E731
     tables, paths, markdown = {}, {}, {}
 
@@ -503,7 +519,7 @@ def write_outputs(out_dir, rec, selections, s, seed, quick, timings):
         paths["hidden_nodes_png"] = stem("hidden_nodes.png")
 
     checks = check_paper(tables)
-    notes = notes_text(tables, checks, s, seed, quick, markdown)
+    notes = notes_text(tables, checks, s, seed, quick, markdown, skipped)
     with open(stem("notes.md"), "w") as f:
         f.write(notes)
     paths["notes"] = stem("notes.md")
@@ -522,6 +538,7 @@ def write_outputs(out_dir, rec, selections, s, seed, quick, timings):
     paths["timings"] = stem("timings.md")
     with open(stem("records.json"), "w") as f:
         json.dump(dict(seed=seed, quick=quick, settings=s, records=rec, timings=timings,
+                       skipped=skipped,
                        selections={n: {m: dict(strategy=r.strategy, strategies=r.strategies,
                                                votes=r.votes.tolist(),
                                                rmse_sums=r.rmse_sums.tolist(),
@@ -536,11 +553,12 @@ def write_outputs(out_dir, rec, selections, s, seed, quick, timings):
                    | {stem(key) + ".csv" for key in tables})
     return dict(rows=tables, records=rec, strategies=strategies, checks=checks, settings=s,
                 timings=timings, seconds=sum(timings.values()), paths=paths, files=files,
-                summary=summary)
+                summary=summary, skipped=skipped)
 
 
 def _load_saved(out_dir):
-    """(records, selections, settings, seed, quick, timings) from ``out_dir``/records.json."""
+    """(records, selections, settings, seed, quick, timings, skipped) from
+    ``out_dir``/records.json."""
     with open(os.path.join(out_dir, "records.json")) as f:
         saved = json.load(f)
     selections = {n: {m: StrategySelection(r["strategy"], tuple(r["strategies"]),
@@ -549,13 +567,12 @@ def _load_saved(out_dir):
                       for m, r in sel.items()}
                   for n, sel in saved["selections"].items()}
     return (saved["records"], selections, saved["settings"], saved["seed"], saved["quick"],
-            saved["timings"])
+            saved["timings"], saved.get("skipped", {}))
 
 
 def rewrite(out_dir):
     """Write the tables, plot and notes again from ``out_dir``/records.json (no refitting)."""
-    rec, selections, s, seed, quick, timings = _load_saved(out_dir)
-    return write_outputs(out_dir, rec, selections, s, seed, quick, timings)
+    return write_outputs(out_dir, *_load_saved(out_dir))
 
 
 def merge(out_dir, sources, settings=None):
@@ -568,10 +585,10 @@ def merge(out_dir, sources, settings=None):
     runs for one data set) need ``settings``: the dict to report in notes.md.
     """
     loaded = [_load_saved(src) for src in sources]
-    _, _, s, seed, quick, _ = loaded[0]
+    _, _, s, seed, quick, _, _ = loaded[0]
     rec = {key: [] for key in loaded[0][0]}
-    selections, timings = {}, {}
-    for records, sel, s_i, seed_i, quick_i, times in loaded:
+    selections, timings, skipped = {}, {}, {}
+    for records, sel, s_i, seed_i, quick_i, times, skipped_i in loaded:
         if (seed_i, quick_i) != (seed, quick):
             raise ValueError("merge needs sources run with the same seed and mode")
         if s_i != s and settings is None:
@@ -582,13 +599,15 @@ def merge(out_dir, sources, settings=None):
             rec[key] += records[key]
         selections.update(sel)
         timings.update(times)
+        skipped.update(skipped_i)
     order = list(LABELS.values())
     for key in rec:  # the order of one run over DATASETS (a stable sort)
         rec[key].sort(key=lambda r: order.index(r["dataset"]))
     selections = {n: selections[n] for n in DATASETS if n in selections}
+    skipped = {n: skipped[n] for n in DATASETS if n in skipped and n not in selections}
     os.makedirs(out_dir, exist_ok=True)
     return write_outputs(out_dir, rec, selections, s if settings is None else settings, seed,
-                         quick, timings)
+                         quick, timings, skipped)
 
 
 def _reported_settings(sources):
@@ -725,10 +744,26 @@ def _fmt(x, digits=4, sign=False):
     return "—" if x is None else (f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}")
 
 
-def notes_text(tables, checks, s, seed, quick, markdown=None):
-    """notes.md: settings, our numbers next to the paper's, the done-when checks, the tables."""
+def _left_out(s, skipped):
+    """The sections (beyond their rows of Tables 3-4) that skipped data sets take with them."""
+    out = []
+    share = [LABELS[n] for n in s["share_datasets"] if n in skipped]
+    if share:
+        out.append(f"Table 5 on {', '.join(share)}")
+    for key, section in (("grid_dataset", "Table 6"), ("nh_dataset", "Figs. 3-4")):
+        if s[key] in skipped:
+            out.append(f"{section} ({LABELS[s[key]]})")
+    if "australian" in skipped and s["ablation_runs"]:
+        out.append("the raw-input ablation (Australian)")
+    return out
+
+
+def notes_text(tables, checks, s, seed, quick, markdown=None, skipped=None):
+    """notes.md: settings, our numbers next to the paper's, the done-when checks, the tables.
+    ``skipped``: {name: reason} of the data sets left out for want of their files."""
     mode = "quick" if quick else "full"
     cfg = s["config"]
+    skipped = skipped or {}
     lines = [f"# DE-ELM-SSC / DE-ELM-SSC+ reproduction — notes ({mode} mode, seed {seed})", "",
              "## Settings", "",
              f"- Tables 3-4: {s['runs']} runs per data set (Mushroom {s['mushroom_runs']}); "
@@ -751,25 +786,40 @@ def notes_text(tables, checks, s, seed, quick, markdown=None):
                  for n, c in cfg.items()) + ". (Fmin, Fmax) is the paper's Mushroom choice "
              "(§5.5) for every set: its per-set values (Table 2) were lost.",
              "- Inputs standardised with the mean and sd of the training rows (L ∪ V ∪ U; "
-             "never test rows); every split stratified by class.", ""]
+             "never test rows); every split stratified by class."]
+    if skipped:
+        left_out = _left_out(s, skipped)
+        lines.append("- Not available on this machine, skipped: "
+                     + ", ".join(LABELS[n] for n in skipped) + " (see below); left out with "
+                     "them: their rows of Tables 3-4" + "".join(f", {x}" for x in left_out)
+                     + ".")
+    lines.append("")
+    lines += skipped_notes(skipped, LABELS)
 
-    lines += ["## The paper's quoted figures next to ours", "",
-              "| figure | paper | ours | ours − paper | within 0.02 | ours, raw inputs |",
-              "|---|---|---|---|---|---|"]
+    figures = []
     for key, c in checks.items():
-        if key.startswith("Australian"):
+        if key.startswith("Australian") and "australian" not in skipped:
             within = "—" if c["within_0_02"] is None else ("yes" if c["within_0_02"] else "no")
-            lines.append(f"| {key} (Table 5, test) | {c['paper']:.4f} | {_fmt(c['ours'])} | "
-                         f"{_fmt(c['diff'], sign=True)} | {within} | "
-                         f"{_fmt(c['raw_inputs'])} |")
+            figures.append(f"| {key} (Table 5, test) | {c['paper']:.4f} | {_fmt(c['ours'])} | "
+                           f"{_fmt(c['diff'], sign=True)} | {within} | "
+                           f"{_fmt(c['raw_inputs'])} |")
     for key, label in (("mushroom_f_0.3_0.5", "Fmin 0.3, Fmax 0.5"),
                        ("mushroom_f_1.0_1.0", "F = 1 (Fmin = Fmax = 1.0)")):
         if key in checks:
             c = checks[key]
             ours = "—" if c["ours"] is None else f"{c['ours'][0]:.4f} / {c['ours'][1]:.4f}"
-            lines.append(f"| Mushroom {label} (Table 6, validation / test) | "
-                         f"{c['paper'][0]:.4f} / {c['paper'][1]:.4f} | {ours} | | | |")
-    lines.append("")
+            figures.append(f"| Mushroom {label} (Table 6, validation / test) | "
+                           f"{c['paper'][0]:.4f} / {c['paper'][1]:.4f} | {ours} | | | |")
+    lines += ["## The paper's quoted figures next to ours", ""]
+    if figures:
+        lines += ["| figure | paper | ours | ours − paper | within 0.02 | ours, raw inputs |",
+                  "|---|---|---|---|---|---|"] + figures + [""]
+    missing = [f"{LABELS[n]} ({where})" for n, where in (("australian", "Table 5"),
+                                                         ("mushroom", "Table 6, Figs. 3-4"))
+               if n in skipped]
+    if missing:
+        lines += ["Not compared, the data set not being available: the paper's figures on "
+                  + " and ".join(missing) + ".", ""]
     if "grid_best" in checks:
         b = checks["grid_best"]
         lines += [f"Best (Fmin, Fmax) of our grid by validation accuracy: ({b['f_min']}, "
@@ -800,16 +850,21 @@ def notes_text(tables, checks, s, seed, quick, markdown=None):
         if all(c["raw_inputs"] is not None for c in aus):
             lines.append(f"  With raw inputs (no standardisation, ordinal codes, the ablation): "
                          f"{aus[0]['raw_inputs']:.4f} / {aus[1]['raw_inputs']:.4f}.")
+    elif "australian" in skipped:
+        lines.append("- Australian DE-ELM-SSC+ at 20% / 80% labelled (the paper: 0.7387 / "
+                     "0.8123): not checked — Australian was not available on this machine.")
     if "plus_vs_tri_de_elm" in checks:
         c = checks["plus_vs_tri_de_elm"]
         per = "; ".join(f"{d} {a:.4f} vs {b:.4f}" for d, (a, b) in c["per_dataset"].items())
         lines.append(f"- Mean test accuracy over {len(c['datasets'])} data sets (Tables 3-4): "
                      f"DE-ELM-SSC+ {c['plus']:.4f}, Tri-DE-ELM {c['tri_de_elm']:.4f} — "
                      f"DE-ELM-SSC+ {'is not below' if c['not_below'] else 'is BELOW'} "
-                     f"Tri-DE-ELM ({per}).")
+                     f"Tri-DE-ELM ({per})."
+                     + (f" Not available, so not in this mean: "
+                        f"{', '.join(LABELS[n] for n in skipped)}." if skipped else ""))
     lines.append("")
 
-    lines += gap_analysis(checks, tables)
+    lines += gap_analysis(checks, tables, skipped)
     lines += ["## Tables", ""]
     titles = {"table3_4_accuracy": "Tables 3-4: accuracy (test, validation)",
               "strategies": "Strategy selection (Tables 3-4's strategy column)",
@@ -828,8 +883,9 @@ def notes_text(tables, checks, s, seed, quick, markdown=None):
     return "\n".join(lines)
 
 
-def gap_analysis(checks, tables):
-    """Generated paragraphs on where and why our numbers differ from the paper's."""
+def gap_analysis(checks, tables, skipped=None):
+    """Generated paragraphs on where and why our numbers differ from the paper's (``skipped``:
+    the data sets left out for want of their files, whose parts are said to be missing)."""
     lines = []
     aus = {p: checks.get(f"Australian {p} DE-ELM-SSC+") for p in ("20%", "80%")}
     tri = {p: checks.get(f"Australian {p} Tri-DE-ELM") for p in ("20%", "80%")}
@@ -925,6 +981,14 @@ def gap_analysis(checks, tables):
                         f", while one DE-ELM-SSC+ run varies with sd {sd:.4f} between "
                         f"runs (Tables 3-4)."))
         lines.append("")
+    missing = [part for name, part in (("australian", "Australian against the paper's Table 5 "
+                                        "figures"), ("mushroom", "Mushroom's Table 6"))
+               if name in (skipped or {})]
+    if missing:
+        if not lines:
+            lines += ["## Gap analysis", ""]
+        lines += ["Not analysed, the data set not being available on this machine: "
+                  + " and ".join(missing) + ".", ""]
     return lines
 
 

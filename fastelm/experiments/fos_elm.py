@@ -52,7 +52,7 @@ from .. import datasets as _datasets
 from ..elm import OSELMClassifier, OSELMRegressor
 from ..fos_elm import FOSELMClassifier, FOSELMRegressor
 from ..metrics import accuracy, rmse
-from .report import progress, summarize, write_table
+from .report import load_available, progress, skipped_notes, summarize, write_table
 
 DATASETS = ("friedman2", "concrete", "pima", "satimage", "segment")
 
@@ -247,22 +247,21 @@ def run(quick=False, out_dir="results/fos-elm", seed=0, repeats=None, data_home=
     dict with ``rows`` (the summary rows of the table: data set, model, metric, score_mean,
     score_std, nodes_mean, nodes_std, runs), ``records`` (one per repeat and model),
     ``histories`` ({name: repeats × chunks array of FOS-ELM's alive nodes}), ``checks``
-    ({name: dict of the claim's check}), ``configs``, ``files`` and ``seconds``.
+    ({name: dict of the claim's check}), ``configs``, ``files``, ``seconds`` and ``skipped``
+    ({name: reason} of the data sets whose files are not on this machine: left out, with a
+    section in notes.md).
     """
     start_all = time.perf_counter()
     cfgs = configs(quick, datasets, config)
     n_repeats = repeats if repeats is not None else (QUICK_REPEATS if quick else FULL_REPEATS)
     if n_repeats < 1:
         raise ValueError(f"repeats must be >= 1, got {n_repeats}")
-    records, histories, seconds, skipped = [], {}, {}, {}
-    for name, cfg in list(cfgs.items()):
-        try:
-            bunch = _load(name, data_home)
-        except _datasets.DataNotFoundError as error:  # reported, not fatal: run what is here
-            skipped[name] = str(error).splitlines()[0]
-            print(f"FOS-ELM: skipping {name}: {skipped[name]}", file=sys.stderr)
-            del cfgs[name]
-            continue
+    records, histories, seconds = [], {}, {}
+    # a missing data set is reported, not fatal: run what is here
+    bunches, skipped = load_available(cfgs, lambda name: _load(name, data_home), what="FOS-ELM")
+    cfgs = {name: cfg for name, cfg in cfgs.items() if name in bunches}
+    for name, cfg in cfgs.items():
+        bunch = bunches[name]
         history, times = [], []
         for r in progress_bar(range(n_repeats), f"FOS-ELM {name}", n_repeats, progress):
             recs, hist, secs = run_repeat(name, bunch, cfg, _rng(seed, name, r))
@@ -284,8 +283,8 @@ def run(quick=False, out_dir="results/fos-elm", seed=0, repeats=None, data_home=
     notes = os.path.join(out_dir, "notes.md")
     with open(notes, "w") as f:
         f.write(notes_text(table, checks, cfgs, quick, seed, n_repeats))
-        for name, reason in skipped.items():
-            f.write(f"\nSkipped {name}: {reason}\n")
+        if skipped:
+            f.write("\n" + "\n".join(skipped_notes(skipped, LABELS)))
     files.append(notes)
     total = time.perf_counter() - start_all
     timings = os.path.join(out_dir, "timings.md")

@@ -1,13 +1,19 @@
-"""Shared output of the reproductions: mean ± std tables as Markdown and CSV, progress bars.
+"""Shared parts of the reproductions: mean ± std tables as Markdown and CSV, progress bars, and
+the data sets a run skips because their files are not on this machine.
 
 A result is a list of records (dicts of one run: the grouping keys and the measured values);
-``summarize`` groups them and ``write_table`` writes what a person reads.
+``summarize`` groups them and ``write_table`` writes what a person reads. ``load_available``
+loads the data sets of a run, skipping (or, when the user named them, refusing) those whose
+files are missing; ``skipped_notes`` says so in notes.md.
 """
 import csv
 import os
+import sys
 from collections import defaultdict
 
 import numpy as np
+
+from ..datasets import DataNotFoundError
 
 
 def progress(iterable, desc, total=None, enabled=True):
@@ -60,3 +66,42 @@ def write_table(rows, keys, values, path_stem, digits=4):
         writer.writeheader()
         writer.writerows({c: row[c] for c in columns} for row in rows)
     return text
+
+
+def load_available(names, load, *, strict=False, what="reproduction"):
+    """Load every data set of a run that this machine has.
+
+    ``load(name)`` returns the data; a :class:`~fastelm.datasets.DataNotFoundError` (no file,
+    no clean package copy) skips that data set, with its reason on stderr, unless ``strict``
+    (the user named the data sets), when it is raised. A malformed file is never skipped.
+    Returns ``(data, skipped)``: ``{name: load(name)}`` and ``{name: reason}``, in ``names``'
+    order. Raises DataNotFoundError when no data set is available at all.
+    """
+    data, skipped = {}, {}
+    for name in names:
+        try:
+            data[name] = load(name)
+        except DataNotFoundError as error:
+            if strict:
+                raise
+            skipped[name] = str(error).splitlines()[0]
+            print(f"{what}: skipping {name}: {skipped[name]}", file=sys.stderr)
+    if not data:
+        raise DataNotFoundError(
+            f"{what}: none of its data sets is available offline; place the original files in "
+            "a folder and pass --data DIR (or set $FASTELM_DATA); `fastelm datasets` lists what "
+            "is found. " + " ".join(skipped.values()))
+    return data, skipped
+
+
+def skipped_notes(skipped, labels=None):
+    """The lines of notes.md on the data sets skipped for want of their files (none: [])."""
+    if not skipped:
+        return []
+    labels = labels or {}
+    return ["## Data sets not available (skipped)", "",
+            "Their files were not found on this machine, so every table, figure and check that "
+            "needs them is left out. To include them, put the files named below in a folder and "
+            "pass `--data DIR` (or set `$FASTELM_DATA`); `fastelm datasets` lists what is "
+            "found.", ""] + [f"- {labels.get(name, name)}: {reason}"
+                             for name, reason in skipped.items()] + [""]
