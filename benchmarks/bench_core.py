@@ -22,8 +22,8 @@ except ModuleNotFoundError:  # a source tree without an install: benchmark this 
 
 from fastelm import ELMClassifier, ELMRegressor, OSELMClassifier, OSELMRegressor
 from fastelm._hidden import check_activation, hidden_layer, random_weights
-from fastelm._ridge import ridge_fit
-from fastelm._rls import RecursiveRidge
+
+from . import _cases  # the kernel cases, shared with tests/test_bench_kernels.py
 
 ROOT = str(Path(__file__).resolve().parents[1])
 
@@ -113,24 +113,18 @@ class TimeHiddenLayer:
 
     params = (["tanh", "sigmoid", "relu"], ["float64", "float32"])
     param_names = ["activation", "dtype"]
-    n_samples, n_hidden, n_features = 20000, 1000, 32
+    size = dict(n=20000, d=32, L=1000)
 
     def setup(self, activation, dtype):
-        warm(dtype)
-        kind = np.dtype(dtype).type
-        self.X = np.random.default_rng(0).standard_normal(
-            (self.n_samples, self.n_features)).astype(kind)
-        self.W, self.b = random_weights(np.random.default_rng(1), self.n_features,
-                                        self.n_hidden, kind)
-        self.code = check_activation(activation)
-        self.XW = self.X @ self.W
+        self.layer = _cases.hidden_layer_case(**self.size, activation=activation, dtype=dtype)
+        self.kernel = _cases.bias_activation_case(**self.size, activation=activation,
+                                                  dtype=dtype)
 
     def time_hidden_layer(self, activation, dtype):
-        hidden_layer(self.X, self.W, self.b, self.code)
+        self.layer.run()
 
     def time_bias_activation_only(self, activation, dtype):
-        from fastelm._kernels.hidden import add_bias_activate
-        add_bias_activate(self.XW, self.b, self.code)  # in place; values stay finite
+        self.kernel.run()  # in place; values stay finite
 
 
 class TimeGramFloor:
@@ -160,13 +154,10 @@ class TimeRidgeFit:
     param_names = ["(n_samples, n_hidden)", "dtype"]
 
     def setup(self, shape, dtype):
-        n, L = shape
-        rng = np.random.default_rng(0)
-        self.H = np.tanh(rng.standard_normal((n, L))).astype(dtype)
-        self.T = rng.standard_normal((n, 10)).astype(dtype)
+        self.case = _cases.ridge_case(n=shape[0], L=shape[1], m=10, dtype=dtype)
 
     def time_ridge_fit(self, shape, dtype):
-        ridge_fit(self.H, self.T, 1e-3)
+        self.case.run()
 
 
 class TimeRecursiveRidgeUpdate:
@@ -177,16 +168,10 @@ class TimeRecursiveRidgeUpdate:
     param_names = ["form", "chunk", "n_hidden"]
 
     def setup(self, form, chunk, L):
-        rng = np.random.default_rng(0)
-        self.rls = RecursiveRidge(L, 3, 1e-3)
-        H0 = np.tanh(rng.standard_normal((L + 100, L)))
-        self.rls.update(H0, rng.standard_normal((L + 100, 3)), form="information")
-        self.H = np.tanh(rng.standard_normal((chunk, L)))
-        self.T = rng.standard_normal((chunk, 3))
-        self.rls.update(self.H, self.T, form=form)  # builds P for the Woodbury form
+        self.case = _cases.rls_case(form=form, chunk=chunk, L=L)  # builds P for Woodbury
 
     def time_update(self, form, chunk, L):
-        self.rls.update(self.H, self.T, form=form)
+        self.case.run()
 
 
 class TimeRecursiveRidgeAuto:
@@ -196,17 +181,10 @@ class TimeRecursiveRidgeAuto:
     param_names = ["chunk"]
 
     def setup(self, chunk):
-        L = 1000
-        rng = np.random.default_rng(0)
-        self.rls = RecursiveRidge(L, 3, 1e-3)
-        self.rls.update(np.tanh(rng.standard_normal((L + 100, L))),
-                        rng.standard_normal((L + 100, 3)))
-        self.H = np.tanh(rng.standard_normal((chunk, L)))
-        self.T = rng.standard_normal((chunk, 3))
-        self.rls.update(self.H, self.T)
+        self.case = _cases.rls_case(form=None, chunk=chunk, L=1000)
 
     def time_update_auto(self, chunk):
-        self.rls.update(self.H, self.T)
+        self.case.run()
 
 
 class TimeOSELMStream:
