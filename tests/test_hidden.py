@@ -63,3 +63,36 @@ def test_bad_names():
         check_activation("softplus")
     with pytest.raises(ValueError, match="float64"):
         check_dtype("int32")
+
+
+def _ulps32(got, expected):
+    spacing = np.spacing(np.maximum(np.abs(expected), np.finfo(np.float32).tiny)).astype(np.float64)
+    ulps = np.abs(got.astype(np.float64) - expected.astype(np.float64)) / spacing
+    ulps[np.abs(got.astype(np.float64) - expected) < 1e-37] = 0  # exp's float32 underflow
+    return ulps
+
+
+@pytest.mark.parametrize("name", ["tanh", "sigmoid"])
+def test_float32_activation_stays_float32_within_4_ulp_of_numpy(name):
+    rng = np.random.default_rng(1)
+    x = np.concatenate([np.linspace(-50, 50, 200001), rng.uniform(-10, 10, 100000),
+                        np.logspace(-40, 1.9, 5000), -np.logspace(-40, 1.9, 5000),
+                        [0.0, -0.0, 0.625, -0.625, 9.0, -9.0, 88.0, -88.0, 100.0, -100.0]])
+    x = x.astype(np.float32)[None, :]
+    got = add_bias_activate(x.copy(), np.zeros(x.shape[1], np.float32), ACTIVATIONS[name])
+    assert got.dtype == np.float32
+    with np.errstate(over="ignore"):
+        expected = REFERENCE[name](x)  # numpy's float32 functions
+    assert expected.dtype == np.float32
+    assert _ulps32(got, expected).max() <= 4, name
+
+
+def test_bias_and_activation_touch_only_the_first_len_b_columns():
+    rng = np.random.default_rng(2)
+    H = rng.standard_normal((9, 12))
+    b = rng.uniform(-1, 1, 10)
+    out = add_bias_activate(H.copy(), b, ACTIVATIONS["tanh"])
+    np.testing.assert_allclose(out[:, :10], np.tanh(H[:, :10] + b), rtol=1e-15, atol=1e-16)
+    assert np.array_equal(out[:, 10:], H[:, 10:])
+    with pytest.raises(ValueError, match="biases"):
+        add_bias_activate(H.copy(), np.zeros(13), 0)
