@@ -82,10 +82,15 @@ class RegressorOutputs:
             raise ValueError(f"y has {y.ndim} dimensions; earlier targets had "
                              f"{1 if self._y_1d else 2}")
         T = y.reshape(len(y), -1).astype(dtype, copy=False)
-        if not reset and T.shape[1] != self.beta_.shape[1]:
+        if not reset and T.shape[1] != self._n_outputs():
             raise ValueError(f"y has {T.shape[1]} outputs; the model was fitted with "
-                             f"{self.beta_.shape[1]}")
+                             f"{self._n_outputs()}")
         return X, T
+
+    def _n_outputs(self):
+        """Columns m of the readout; an OS-ELM's from its state, without solving for beta."""
+        rls = getattr(self, "rls_", None)
+        return self.beta_.shape[1] if rls is None else rls.n_outputs
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

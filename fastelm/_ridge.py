@@ -10,7 +10,7 @@ pseudo-inverse cut-off takes over, with a ``scipy.linalg.LinAlgWarning``.
 """
 import functools
 import warnings
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 
 import numpy as np
 from scipy.linalg import LinAlgWarning, cho_factor, cho_solve, eigh
@@ -30,11 +30,27 @@ def _blas_controller():
     return ThreadpoolController()
 
 
-def serial_blas_if_small(order):
-    """A context running BLAS/LAPACK on one thread when the matrix order is ≤ SERIAL_ORDER."""
-    if order > SERIAL_ORDER:
+def serial_blas_if_small(size, limit=SERIAL_ORDER, numba_threads=False):
+    """A context running BLAS/LAPACK on one thread when ``size`` ≤ ``limit`` (default: a matrix
+    order ≤ SERIAL_ORDER); with ``numba_threads`` the Numba kernels run on one thread too."""
+    if size > limit:
         return nullcontext()
-    return _blas_controller().limit(limits=1, user_api="blas")
+    if not numba_threads:
+        return _blas_controller().limit(limits=1, user_api="blas")
+    return _serial_blas_and_numba()
+
+
+@contextmanager
+def _serial_blas_and_numba():
+    import numba
+
+    threads = numba.get_num_threads()
+    with _blas_controller().limit(limits=1, user_api="blas"):
+        numba.set_num_threads(1)
+        try:
+            yield
+        finally:
+            numba.set_num_threads(threads)
 
 
 def add_to_diagonal(A, value):
@@ -89,13 +105,44 @@ def ridge_fit(H, T, alpha):
     return np.ascontiguousarray(beta, dtype=H.dtype)
 
 
+def hidden_gram(X, T, W, b, code, block_rows=4096):
+    """(HᵀH, HᵀT) of H = g(XW + b) in W's dtype, without holding all of H.
+
+    H is made ``block_rows`` rows at a time in the first L columns of one reused buffer
+    B = [H | T] (BLAS gemm into the strided columns, then the fused bias + activation kernel on
+    them); the block's T is copied into the last m columns and BᵀB, one syrk on L + m columns,
+    gives HᵀH, HᵀT (and the unused TᵀT) at once: cheaper than a separate thin gemm HᵀT, and
+    no page faults on a fresh N×L array. Memory O(block_rows·(L + m) + (L + m)²).
+    """
+    from ._kernels.hidden import add_bias_activate
+
+    n, L, m = X.shape[0], W.shape[1], T.shape[1]
+    if n == 0:
+        return np.zeros((L, L), dtype=W.dtype), np.zeros((L, m), dtype=W.dtype)
+    buffer = np.empty((min(block_rows, n), L + m), dtype=W.dtype)
+    G = np.empty((L + m, L + m), dtype=W.dtype)
+    product = None
+    for start in range(0, n, block_rows):
+        stop = min(n, start + block_rows)
+        B = buffer[: stop - start]
+        np.matmul(X[start:stop], W, out=B[:, :L])
+        add_bias_activate(B, b, code)  # the first len(b) = L columns of each row
+        B[:, L:] = T[start:stop]
+        if start == 0:
+            np.matmul(B.T, B, out=G)  # syrk
+        else:
+            if product is None:
+                product = np.empty_like(G)
+            np.matmul(B.T, B, out=product)
+            G += product
+    return G[:L, :L], G[:L, L:]
+
+
 def hidden_ridge_fit(X, T, W, b, code, alpha, block_rows=4096):
     """beta of the ridge readout on H = g(XW + b), without holding all of H when N ≥ L.
 
-    Primal case: H is made ``block_rows`` rows at a time in one reused buffer (BLAS gemm, then
-    the fused bias + activation kernel) and HᵀH, HᵀT are summed block by block (syrk, gemm);
-    memory O(block_rows·L + L²), and no page faults on a fresh N×L array. Dual case (N < L):
-    the full H, which is then the smaller matrix.
+    Primal case: HᵀH and HᵀT summed over row blocks (``hidden_gram``), then one Cholesky solve.
+    Dual case (N < L): the full H, which is then the smaller matrix.
     """
     from ._kernels.hidden import add_bias_activate
 
@@ -103,14 +150,5 @@ def hidden_ridge_fit(X, T, W, b, code, alpha, block_rows=4096):
     if n < L:
         H = add_bias_activate(X @ W, b, code)
         return ridge_fit(H, T, alpha)
-    K = np.zeros((L, L), dtype=W.dtype)
-    HtT = np.zeros((L, T.shape[1]), dtype=W.dtype)
-    buffer = np.empty((min(block_rows, n), L), dtype=W.dtype)
-    for start in range(0, n, block_rows):
-        stop = min(n, start + block_rows)
-        H = buffer[: stop - start]
-        np.matmul(X[start:stop], W, out=H)
-        add_bias_activate(H, b, code)
-        K += H.T @ H
-        HtT += H.T @ T[start:stop]
+    K, HtT = hidden_gram(X, T, W, b, code, block_rows)
     return np.ascontiguousarray(spd_solve(add_to_diagonal(K, alpha), HtT), dtype=W.dtype)

@@ -43,21 +43,17 @@ seen so far (``bls_train_enhance``). The reference's row update (``bls_train_inp
 approximates the ridge solution; ours is exact. The Gram state is rebuilt from the stored Z
 (no feature relearning) only when rows or nodes make the other form (primal/dual) the smaller.
 """
-import functools
-from contextlib import contextmanager
 
-import numba
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve, orth
 from scipy.linalg.blas import get_blas_funcs
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import ThreadpoolController
 
 from ._base import ClassifierOutputs, RegressorOutputs, check_nonnegative, check_positive_int
 from ._hidden import check_dtype, check_generator
 from ._kernels.bls import admm_lasso, affine_columns, minmax_rows, tansig_shrink, zscore_rows
-from ._ridge import add_to_diagonal, spd_solve
+from ._ridge import _blas_controller, add_to_diagonal, serial_blas_if_small, spd_solve
 
 BIAS = 0.1  # the constant column appended to X and to Z (H1 = [X, 0.1], H2 = [Z, 0.1])
 ADMM_ITERATIONS = 50
@@ -68,24 +64,9 @@ PREPROCESSING = ("minmax", "reference")
 SERIAL_WORK = 1e9
 
 
-@functools.lru_cache(maxsize=1)
-def _blas_controller():
-    return ThreadpoolController()
-
-
-@contextmanager
 def serial_if_small(work):
-    """Run BLAS/LAPACK and Numba kernels on one thread when ``work`` (flops) is small."""
-    if work >= SERIAL_WORK:
-        yield
-        return
-    threads = numba.get_num_threads()
-    with _blas_controller().limit(limits=1, user_api="blas"):
-        numba.set_num_threads(1)
-        try:
-            yield
-        finally:
-            numba.set_num_threads(threads)
+    """BLAS/LAPACK and Numba kernels on one thread when ``work`` (flops) is at most SERIAL_WORK."""
+    return serial_blas_if_small(work, limit=SERIAL_WORK, numba_threads=True)
 
 
 def draw_enhancement_weights(rng, n_inputs, n_nodes, dtype):

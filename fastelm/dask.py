@@ -484,9 +484,9 @@ def _check_regression_targets(estimator, data, reset):
     if (data.y_ndim == 1) != estimator._y_1d and not (data.y_ndim == 2 and data.n_outputs == 1):
         raise ValueError(f"y has {data.y_ndim} dimensions; earlier targets had "
                          f"{1 if estimator._y_1d else 2}")
-    if data.n_outputs != estimator.beta_.shape[1]:
+    if data.n_outputs != estimator._n_outputs():
         raise ValueError(f"y has {data.n_outputs} outputs; the model was fitted with "
-                         f"{estimator.beta_.shape[1]}")
+                         f"{estimator._n_outputs()}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -592,13 +592,7 @@ def partial_fit_dask(estimator, X, y, *, classes=None, sequential=False, blas_th
     n, HtH, HtT = _gram(estimator, data, coding, blas_threads, split_every, compute_kwargs)
     if first and n == 0:
         raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
-    rls = estimator.rls_
-    rls.K += HtH
-    rls.beta += spd_solve(rls.K, HtT - HtH @ rls.beta)
-    rls.P = None
-    rls.n_seen += n
-    rls.forms.append("information")
-    estimator.beta_ = rls.beta.astype(dtype)
+    estimator.rls_.add_gram(HtH, HtT, n)  # beta is solved when next read
     return estimator
 
 

@@ -9,7 +9,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from ._base import BaseRandomLayer, ClassifierOutputs, RegressorOutputs
 from ._hidden import check_activation
 from .dask import fit_dask, is_dask_input, partial_fit_dask
-from ._ridge import hidden_ridge_fit
+from ._ridge import hidden_gram, hidden_ridge_fit
 from ._rls import RecursiveRidge
 
 _PARAMS_DOC = """
@@ -61,9 +61,24 @@ class _OSELM(BaseRandomLayer):
         X, T = self._validate_Xy(X, y, dtype, reset=first, **target_kw)
         if first:
             self._start(X.shape[1], T.shape[1], dtype)
-        self._absorb(self._hidden(X), T, first)
-        self.beta_ = self.rls_.beta.astype(dtype)
+        if type(self)._absorb is _OSELM._absorb and \
+                self.rls_.choose_form(X.shape[0]) == "information":
+            # only the sums HᵀH, HᵀT are needed: made block by block, H never held whole
+            HtH, HtT = hidden_gram(X, T, self.W_, self.b_, check_activation(self.activation))
+            self.rls_.add_gram(HtH, HtT, X.shape[0])
+        else:
+            self._absorb(self._hidden(X), T, first)
         return self
+
+    @property
+    def beta_(self):
+        """Readout (L×m) on every row seen: solved when first read after a chunk (``rls_``)."""
+        try:
+            rls, W = self.__dict__["rls_"], self.__dict__["W_"]
+        except KeyError:
+            raise AttributeError(f"{type(self).__name__} has no beta_ before it is fitted") \
+                from None
+        return rls.beta_as(W.dtype)
 
     def _start(self, n_features, n_outputs, dtype):
         """First chunk: draw the hidden layer and an empty recursive ridge; returns the rng."""

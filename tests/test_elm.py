@@ -56,6 +56,20 @@ def test_oselm_classifier_equals_batch_elm():
     assert np.array_equal(online.predict(X), batch.predict(X))
 
 
+def test_oselm_solves_the_readout_only_when_it_is_read():
+    X, y = _regression(m=2)
+    online = OSELMRegressor(n_hidden=60, alpha=1e-2, random_state=3)
+    for s in range(0, 400, 100):
+        online.partial_fit(X[s:s + 100], y[s:s + 100])
+        assert online.rls_._beta is None  # information steps only add to HᵀH and HᵀT
+    beta = online.beta_
+    assert online.beta_ is beta and "beta_" not in vars(online)
+    batch = ELMRegressor(n_hidden=60, alpha=1e-2, random_state=3).fit(X, y)
+    np.testing.assert_allclose(beta, batch.beta_, rtol=1e-9, atol=1e-12)
+    with pytest.raises(AttributeError):
+        OSELMRegressor().beta_
+
+
 def test_elm_learns():
     X, y = _classification(n=1000)
     clf = ELMClassifier(n_hidden=200, random_state=0).fit(X[:700], y[:700])

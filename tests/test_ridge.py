@@ -118,3 +118,38 @@ def test_blocked_hidden_ridge_equals_ridge_on_full_H(n):
     expected = ridge_fit(hidden_layer(X, W, b, 0), T, 1e-2)
     got = hidden_ridge_fit(X, T, W, b, 0, 1e-2, block_rows=300)
     np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+
+
+def test_information_steps_are_lazy_and_handed_out_betas_stay_put():
+    rng = np.random.default_rng(9)
+    H, T = np.tanh(rng.standard_normal((700, 40))), rng.standard_normal((700, 2))
+    rls = RecursiveRidge(40, 2, 1e-2)
+    rls.update(H[:100], T[:100])
+    assert rls._beta is None  # no solve until beta is read
+    first = rls.beta
+    assert rls.beta is first  # solved once
+    kept = first.copy()
+    rls.update(H[100:300], T[100:300], form="information")
+    rls.update(H[300:305], T[300:305], form="woodbury")
+    rls.update(H[305:700], T[305:700])
+    assert np.array_equal(first, kept)
+    np.testing.assert_allclose(rls.beta, ridge_fit(H, T, 1e-2), rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(rls.HtT, H.T @ T, rtol=1e-12, atol=1e-12)
+    assert rls.beta_as(np.float32).dtype == np.float32
+    assert rls.beta_as(np.float32) is rls.beta_as(np.float32)
+
+
+def test_state_pickled_before_the_lazy_solve_still_loads():
+    import pickle
+    rng = np.random.default_rng(10)
+    H, T = np.tanh(rng.standard_normal((200, 20))), rng.standard_normal((200, 1))
+    rls = RecursiveRidge(20, 1, 1e-2)
+    rls.update(H, T)
+    old = RecursiveRidge.__new__(RecursiveRidge)  # the attributes an older version pickled
+    old.__dict__.update(alpha=rls.alpha, K=rls.K.copy(), P=None, beta=rls.beta.copy(),
+                        n_seen=rls.n_seen, forms=list(rls.forms))
+    loaded = pickle.loads(pickle.dumps(old))
+    np.testing.assert_allclose(loaded.HtT, H.T @ T, rtol=1e-10, atol=1e-12)
+    loaded.update(H[:50], T[:50])
+    rls.update(H[:50], T[:50])
+    np.testing.assert_allclose(loaded.beta, rls.beta, rtol=1e-10, atol=1e-12)
