@@ -9,12 +9,18 @@ What is timed (full size: N=40000 training rows, d=64, L=1000 tanh nodes, 10 cla
   least-squares ELM fit can avoid, so ``fastelm fit / floor`` says how much the rest costs;
 * ``fastelm.ELMClassifier.fit``;
 * scikit-elm ``skelm.ELMClassifier.fit`` (``n_neurons=L, ufunc='tanh', alpha=ALPHA``), once with
-  ``batch_size=N`` (one pass, its fastest setting) and once with its default batching (2000-row
-  batches when N >= 10000);
+  ``batch_size=N`` (one pass) and once with its default batching (2000-row batches when
+  N >= 10000). One pass is its slowest setting, not its fastest: on the project's 2-core Haswell
+  machines (single thread, CPU seconds) batches of 4000 rows took 1.86 × the Gram floor, 2000
+  (default) 2.06 ×, 8000 1.93 ×, 1000 2.18 ×, one pass ~2.4 ×. Its cost is the Gram product plus
+  numpy's scalar ``np.tanh`` (~17 ns a value there, ~0.7 × the floor at full size);
 * hpelm ``ELM(d, n_classes, classification='c', norm=ALPHA)`` with ``add_neurons(L, 'tanh')`` and
   ``train(X, T, 'c')``, once with ``batch=N`` and once with its default ``batch=1000``;
 * OS-ELM over 20 chunks of 2000 rows (the same N rows): fastelm ``OSELMClassifier.partial_fit``
-  against pyoselm ``OSELMClassifier.partial_fit`` (its default ``use_woodbury=False``).
+  against pyoselm ``OSELMClassifier.partial_fit`` (its default ``use_woodbury=False``). fastelm
+  solves its readout lazily (when ``beta_`` is first read after a chunk) while pyoselm solves
+  on every chunk, so fastelm's timing ends with one read of ``beta_``: both end with a usable
+  readout.
 
 Each case is repeated round-robin (so that a burst of load on a shared machine hits every case
 alike) and reported by its minimum and median; ratios (of medians, and of minima) are measured
@@ -216,6 +222,7 @@ def fastelm_oselm(chunks, n_hidden, classes):
     model.partial_fit(Xc, yc, classes=classes)
     for Xc, yc in chunks[1:]:
         model.partial_fit(Xc, yc)
+    model.beta_  # the lazy readout solve, timed like pyoselm's per-chunk solves
     return model
 
 
@@ -353,25 +360,40 @@ def build_cases(sizes, data, peers):
     return cases, H
 
 
-def fit_breakdown(model, X, y, H, repeat):
+def fit_breakdown(model, X, y, H, repeat, block_rows=4096):
     """Seconds (min, median) of each stage of ``ELMClassifier.fit`` on the same data, timed
-    round-robin together with the whole fit: where the fit's time goes."""
+    round-robin together with the whole fit: where the fit's time goes. The fit makes H in
+    ``block_rows``-row blocks B = [H, T] of one buffer and sums BᵀB (``_ridge.hidden_gram``);
+    the gemm, activation and syrk stages below run over the same blocks."""
     from fastelm._kernels.hidden import add_bias_activate
     code = check_activation(model.activation)
-    _, T = model._validate_Xy(X, y, model.W_.dtype, reset=False)
+    W, b = model.W_, model.b_
+    _, T = model._validate_Xy(X, y, W.dtype, reset=False)
+    L, m = W.shape[1], T.shape[1]
+    block_rows = min(block_rows, len(X))
     K = add_to_diagonal(H.T @ H, ALPHA)
     HtT = H.T @ T
-    XW = X @ model.W_
-    n_hidden = model.W_.shape[1]
+    starts = range(0, len(X) - block_rows + 1, block_rows)  # whole blocks, scaled up below
+    scale = len(X) / (len(starts) * block_rows)
+    B = np.zeros((block_rows, L + m))
+    G = np.empty((L + m, L + m))
+
+    def blocks(step):
+        def run():
+            for start in starts:
+                step(start)
+        return run
+
     stages = {
-        "validate X, y and one-hot T": lambda: model._validate_Xy(X, y, model.W_.dtype, True),
-        "X @ W (BLAS gemm, new N×L array)": lambda: X @ model.W_,
-        "bias + tanh, in place (numba)": lambda: add_bias_activate(XW, model.b_, code),
-        "H.T @ H (BLAS syrk: the floor)": lambda: H.T @ H,
-        "H.T @ T (BLAS gemm)": lambda: H.T @ T,
+        "validate X, y and one-hot T": lambda: model._validate_Xy(X, y, W.dtype, True),
+        "X @ W into the blocks (BLAS gemm)": blocks(
+            lambda s: np.matmul(X[s:s + block_rows], W, out=B[:, :L])),
+        "bias + tanh on the blocks (numba)": blocks(lambda s: add_bias_activate(B, b, code)),
+        "[H, T]ᵀ[H, T] of the blocks (BLAS syrk)": blocks(lambda s: np.matmul(B.T, B, out=G)),
         "Cholesky solve of the L×L system": lambda: spd_solve(K, HtT),
-        "ELMClassifier.fit (whole)": lambda: fastelm_fit(X, y, n_hidden),
+        "ELMClassifier.fit (whole)": lambda: fastelm_fit(X, y, L),
     }
+    scaled = {name for name in stages if "blocks" in name}
     out = {}
     for _ in range(repeat):
         gc.collect()
@@ -380,7 +402,9 @@ def fit_breakdown(model, X, y, H, repeat):
                 t0 = clock()
                 fn()
                 out.setdefault(name, []).append(clock() - t0)
-    return {name: (min(ts), statistics.median(ts)) for name, ts in out.items()}
+    return {name: (min(ts) * (scale if name in scaled else 1),
+                   statistics.median(ts) * (scale if name in scaled else 1))
+            for name, ts in out.items()}
 
 
 # --------------------------------------------------------------------------- report
@@ -447,7 +471,8 @@ def markdown(cases, sizes, repeat, slow_repeat, peers, extra, clock="wall"):
     lines.append(f"OS-ELM vs batch ELM (same W, b, alpha): max relative difference of held-out "
                  f"scores {extra['os_scores']:.2e}, of beta {extra['os_beta']:.2e}.")
     lines += ["", "Where fastelm's fit time goes (each stage alone on the same data, round-robin "
-              "with the whole fit):", "",
+              "with the whole fit; the floor `H.T @ H` above is the one product no fit avoids):",
+              "",
               "| stage | min (s) | median (s) | share of fit (minima) |",
               "| --- | ---: | ---: | ---: |"]
     stages = dict(extra["breakdown"])
