@@ -11,8 +11,9 @@ What is timed (full size: N=40000 training rows, d=64, L=1000 tanh nodes, 10 cla
 * scikit-elm ``skelm.ELMClassifier.fit`` (``n_neurons=L, ufunc='tanh', alpha=ALPHA``), once with
   ``batch_size=N`` (one pass) and once with its default batching (2000-row batches when
   N >= 10000). One pass is its slowest setting, not its fastest: on the project's 2-core Haswell
-  machines (single thread, CPU seconds) batches of 4000 rows took 1.86 × the Gram floor, 2000
-  (default) 2.06 ×, 8000 1.93 ×, 1000 2.18 ×, one pass ~2.4 ×. Its cost is the Gram product plus
+  machines (single thread, CPU seconds; one run of 3 repeats, noisy) batches of 4000 rows took
+  1.86 × the Gram floor, 2000 (default) 2.06 ×, 8000 1.93 ×, 1000 2.18 ×; one pass 2.4-2.8 × in
+  the full runs of this script. Its cost is the Gram product plus
   numpy's scalar ``np.tanh`` (~17 ns a value there, ~0.7 × the floor at full size);
 * hpelm ``ELM(d, n_classes, classification='c', norm=ALPHA)`` with ``add_neurons(L, 'tanh')`` and
   ``train(X, T, 'c')``, once with ``batch=N`` and once with its default ``batch=1000``;
