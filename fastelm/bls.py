@@ -22,6 +22,13 @@ Like the reference code's backslash, the Cholesky factor is used whenever it exi
 default C = 2⁻³⁰ the system is near singular (reciprocal condition ~1e-16 on MNIST), which
 would send ``_ridge.spd_solve``'s rcond check to its slow eigen fallback for no accuracy gain.
 
+``dtype='float32'`` builds I in float32 and takes IᵀI by ssyrk (half the float64 time), into
+the same float64 K: each block is shifted by the first block's column means and its ssyrk sum
+added into K every FLUSH_ROWS rows, the shift undone exactly in float64 (``_gram_update_f32``).
+What float32 round-off remains still swamps a tiny C (MNIST's IᵀI has thousands of eigenvalues
+below 1e-2), so float32 needs C ≳ 1e-3 on MNIST and raises a LinAlgError when Cholesky fails
+instead of falling back to the eigen-solve (whose pseudo-inverse keeps the round-off).
+
 ``preprocessing='reference'`` reproduces the reference code's choices: each sample (row) of X
 z-scored, ``mapminmax`` of A on rows (per sample, within each window), class targets ±1.
 The default ``'minmax'`` instead min-max scales each input column to [0, 1] with the training
@@ -52,12 +59,16 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import ClassifierOutputs, RegressorOutputs, check_nonnegative, check_positive_int
 from ._hidden import check_dtype, check_generator
-from ._kernels.bls import admm_lasso, affine_columns, minmax_rows, tansig_shrink, zscore_rows
+from ._kernels.bls import (add_upper, admm_lasso, affine_columns, minmax_rows, tansig_shrink,
+                           zscore_rows)
 from ._ridge import _blas_controller, add_to_diagonal, serial_blas_if_small, spd_solve
 
 BIAS = 0.1  # the constant column appended to X and to Z (H1 = [X, 0.1], H2 = [Z, 0.1])
 ADMM_ITERATIONS = 50
 BLOCK_BYTES = 1 << 28  # rows of I are built and multiplied in blocks of about this size
+# float32 mode: rows per ssyrk before its float32 sum is added into the float64 Gram
+FLUSH_ROWS = 2048
+F32_REG_HINT = 1e-3  # the smallest reg measured to work in float32 on MNIST (dtype doc)
 PREPROCESSING = ("minmax", "reference")
 # below this many flops (about 20 ms on one core) BLAS and Numba run on one thread: on a busy
 # machine a threaded SVD or Cholesky of a few hundred rows was seen 10-100× slower
@@ -116,23 +127,71 @@ def _gram_update(K, block):
     return K
 
 
+def _gram_update_f32(K, rhs, blocks, T, col0=0):
+    """float32 row blocks of I: K[:, col0:] += (IᵀI)[:, col0:] (upper triangle) and
+    rhs[col0:] += I[:, col0:]ᵀ T, into the float64 K and rhs. Consumes (and overwrites) blocks.
+
+    float32 sums are kept short and small, the only Gram round-off of float32 mode: each block
+    is shifted in place by one μ (the first block's column means), C = I − 1μᵀ, and CᵀC is
+    taken by ssyrk FLUSH_ROWS rows at a time into a float32 scratch added into K. The shift
+    is undone exactly in float64 at the end: IᵀI = CᵀC + u μᵀ + μ uᵀ with u = Cᵀ1 + n μ / 2,
+    IᵀT = CᵀT + μ (1ᵀT). Against one float32 sum over all rows (unshifted: column means ~0.5,
+    sums growing with N) this cut the Gram's round-off on MNIST (q = 3000) 15-fold in 2-norm,
+    and the smallest reg at which its Cholesky succeeds from 0.1 to 1e-3.
+    """
+    syrk = get_blas_funcs("syrk", dtype=np.float32)
+    mu, S, n = None, None, 0
+    for r0, r1, block in blocks:
+        if mu is None:
+            mu = block.mean(axis=0, dtype=np.float64).astype(np.float32)
+            sums, tsum = np.zeros(block.shape[1]), np.zeros(T.shape[1])
+        block -= mu
+        sums += block.sum(axis=0, dtype=np.float64)
+        tsum += T[r0:r1].sum(axis=0, dtype=np.float64)
+        n += r1 - r0
+        for s0 in range(0, r1 - r0, FLUSH_ROWS):
+            C = block[s0:s0 + FLUSH_ROWS]
+            new = C[:, col0:]
+            S = syrk(1.0, new.T, beta=0.0, c=S, trans=0, lower=0, overwrite_c=S is not None)
+            add_upper(K[col0:, col0:], S)
+            if col0:
+                K[:col0, col0:] += C[:, :col0].T @ new
+            rhs[col0:] += new.T @ T[r0 + s0:r0 + s0 + C.shape[0]]
+    if mu is None:
+        return K, rhs
+    mu = mu.astype(np.float64)
+    u = sums + 0.5 * n * mu
+    if col0 == 0 and K.flags.f_contiguous:
+        syr2k = get_blas_funcs("syr2k", dtype=np.float64)
+        out = syr2k(1.0, u[:, None], mu[:, None], beta=1.0, c=K, trans=0, lower=0,
+                    overwrite_c=1)
+        if out is not K:  # pragma: no cover - f2py copies only non-contiguous input
+            K[...] = out
+    else:
+        K[:, col0:] += np.outer(u, mu[col0:]) + np.outer(mu, u[col0:])
+    rhs[col0:] += np.outer(mu[col0:], tsum)
+    return K, rhs
+
+
 def _symmetric(K):
     """The full symmetric matrix from K's upper triangle."""
     upper = np.triu(K)
     return upper + np.triu(upper, 1).T
 
 
-def solve_gram(K, B):
+def solve_gram(K, B, fallback=True):
     """K⁻¹ B for the SPD Gram matrix K (upper triangle used), by Cholesky.
 
     Like the reference code's backslash, a successful Cholesky is trusted however small C makes
     the system's conditioning (C = 2⁻³⁰ is the BLS default): the fit residual stays at round-off.
     When Cholesky fails (K numerically indefinite) ``_ridge.spd_solve`` takes over with its
-    warned eigen-solve.
+    warned eigen-solve, or with ``fallback=False`` the LinAlgError is raised.
     """
     try:
         c = cho_factor(K, lower=False, overwrite_a=False, check_finite=False)
     except np.linalg.LinAlgError:
+        if not fallback:
+            raise
         return spd_solve(_symmetric(K), B)
     return cho_solve(c, np.asarray(B, dtype=np.float64), check_finite=False)
 
@@ -207,7 +266,7 @@ class _BLS(BaseEstimator):
     def _scale_inputs(self, X):
         """X' of H1 = [X', 0.1]: rows z-scored (reference) or columns min-max scaled (minmax)."""
         if self.preprocessing == "reference":
-            return zscore_rows(X).astype(X.dtype, copy=False)
+            return zscore_rows(X)
         return affine_columns(np.array(X, dtype=X.dtype, order="C"), self.x_offset_,
                               self.x_gain_, 0.0)
 
@@ -298,7 +357,10 @@ class _BLS(BaseEstimator):
         """The Gram state of the stored rows and nodes, in the given form, from scratch."""
         Z, T = self.feature_nodes_, self.targets_
         L = self._n_nodes()
-        if form == "primal":
+        if form == "primal" and Z.dtype == np.float32:
+            K, rhs = _gram_update_f32(np.zeros((L, L), order="F"), np.zeros((L, T.shape[1])),
+                                      self._broad_blocks(Z), T)
+        elif form == "primal":
             K = np.zeros((L, L), dtype=Z.dtype, order="F")
             rhs = np.zeros((L, T.shape[1]))
             for r0, r1, block in self._broad_blocks(Z):
@@ -317,7 +379,13 @@ class _BLS(BaseEstimator):
     def _solve(self):
         """beta from the Gram state: Cholesky, then Iᵀ(·) in the dual form."""
         dtype = self.sparse_weights_.dtype
-        a = solve_gram(self.gram_.K, self.gram_.rhs)
+        try:
+            a = solve_gram(self.gram_.K, self.gram_.rhs, fallback=dtype == np.float64)
+        except np.linalg.LinAlgError:
+            raise np.linalg.LinAlgError(
+                f"dtype='float32': the Gram matrix is not positive definite at reg={self.reg:g} "
+                "(float32 round-off exceeds reg). Increase reg (MNIST, 60000 rows: reg >= "
+                f"{F32_REG_HINT:g}) or use dtype='float64'.") from None
         if self.gram_.form == "primal":
             self.beta_ = a.astype(dtype)
         else:
@@ -340,6 +408,7 @@ class _BLS(BaseEstimator):
                 offset, gain = minmax_parameters(X, 0.0, 1.0)
                 self.x_offset_, self.x_gain_ = offset.astype(dtype), gain.astype(dtype)
             Z = self._fit_feature_windows(self._scale_inputs(X), rng)
+            del X  # a float32 copy of the caller's data is not needed for the Gram
             Wh = draw_enhancement_weights(rng, nk + 1, self.n_enhancement, dtype)
             self.enhancement_weights_ = [Wh]
             self.enhancement_shrink_ = [self._enhancement_shrink(Z, Wh)]
@@ -376,8 +445,14 @@ class _BLS(BaseEstimator):
             L = L_old + n_new
             K = np.zeros((L, L), order="F")
             K[:L_old, :L_old] = gram.K
-            EtE = np.zeros((n_new, n_new))
             rhs = np.vstack([gram.rhs, np.zeros((n_new, T.shape[1]))])
+            if dtype == np.float32:
+                _gram_update_f32(K, rhs, self._broad_blocks(Z), T, col0=L_old)
+                new = np.arange(L_old, L)
+                K[new, new] += self.reg
+                self.gram_ = BroadGram("primal", K, rhs)
+                return self._solve()
+            EtE = np.zeros((n_new, n_new))
             for r0, r1, block in self._broad_blocks(Z):
                 E = block[:, L_old:]
                 K[:L_old, L_old:] += block[:, :L_old].T @ E
@@ -411,6 +486,8 @@ class _BLS(BaseEstimator):
         self.targets_ = np.vstack([self.targets_, T])
         if gram is None or gram.form != self._preferred_form():
             self.gram_ = self._build_gram(self._preferred_form())
+        elif gram.form == "primal" and Z_new.dtype == np.float32:
+            _gram_update_f32(gram.K, gram.rhs, self._broad_blocks(Z_new), T)
         elif gram.form == "primal":
             for r0, r1, block in self._broad_blocks(Z_new):
                 _gram_update(gram.K, block)
@@ -451,11 +528,11 @@ _PARAMS_DOC = """
         Seeds every We (window by window), then Wh, then the Wh of later
         ``add_enhancement_nodes`` calls, from one Generator.
     dtype : {'float64', 'float32'}, default='float64'
-        Precision of the broad layer and its Gram product (the Cholesky solve is float64).
-        float32 halves the Gram time, but its Gram carries ~1e-7 relative round-off, which a
-        small C cannot absorb: Cholesky fails over to the slow warned eigen-solve. On MNIST
-        (reference settings, reg = 0.1) float32 gave 90.5% test accuracy in 4.4 times its IᵀI
-        time, against 98.9% in 1.2 times for float64. Keep float64 for BLS unless reg is large.
+        Precision of the broad layer and its Gram product (K and the Cholesky solve are
+        float64). float32 halves the Gram time, but its round-off needs reg ≳ 1e-3 on MNIST
+        (60000 rows; it grows with the rows): a smaller reg raises LinAlgError. MNIST with
+        q = 3000 (reference settings): float32, reg = 1e-3 gave 96.9% test accuracy against
+        98.3% for float64 at the default 2⁻³⁰. Use float32 for speed when such a reg suits.
 """
 
 _ATTRIBUTES_DOC = """

@@ -183,6 +183,29 @@ def test_incremental_equals_retraining(n0):
     np.testing.assert_allclose(model.beta_, want, rtol=1e-6, atol=1e-6 * np.abs(want).max())
 
 
+def test_float32_incremental_equals_retraining():
+    """float32: the centred, flushed ssyrk Gram and its increments match a float64 retrain on
+    the same float32 broad features to float32 round-off."""
+    X, y = make_regression(n_samples=3000, n_features=5, n_targets=2, noise=0.1, random_state=1)
+    model = BLSRegressor(**SMALL, reg=1e-2, random_state=0, dtype="float32")
+    model.fit(X[:2000], y[:2000])
+    model.add_enhancement_nodes(8)
+    model.add_rows(X[2000:], y[2000:])
+    model.add_enhancement_nodes(5)
+    F = model.broad_features(X).astype(np.float64)
+    K = F.T @ F + model.reg * np.eye(F.shape[1])
+    np.testing.assert_allclose(np.triu(model.gram_.K), np.triu(K), rtol=0,
+                               atol=1e-6 * np.abs(K).max())
+    want = F @ np.linalg.solve(K, F.T @ y)  # beta itself is ill-conditioned at this reg
+    np.testing.assert_allclose(model.predict(X), want, rtol=0, atol=1e-4 * np.abs(want).max())
+
+
+def test_float32_singular_gram_raises():
+    X, y = make_regression(n_samples=3000, n_features=5, random_state=1)
+    with pytest.raises(np.linalg.LinAlgError, match="float32"):
+        BLSRegressor(n_enhancement=300, reg=0.0, random_state=0, dtype="float32").fit(X, y)
+
+
 def test_incremental_dual_equals_retraining():
     X, y = make_classification(n_samples=60, n_features=8, n_informative=4, n_classes=3,
                                random_state=0)

@@ -10,7 +10,8 @@ are the elementwise and small-matrix loops between them:
 * ``affine_columns``: a column scaling y = (x − offset)·gain + lo fitted once (the feature
   windows' min-max to [0, 1], or a column min-max of A);
 * ``tansig_shrink``: the enhancement nodes E = tansig(l·(T + bias)) in place, with the fast tanh
-  of ``fastelm._kernels.hidden``.
+  of ``fastelm._kernels.hidden``;
+* ``add_upper``: a float32 Gram scratch's upper triangle added into the float64 Gram K.
 
 Min-max follows MATLAB's ``mapminmax``: y = (x − xmin)·(hi − lo)/(xmax − xmin) + lo, and a
 constant row or column (range 0, or gain > 1e14) passes through unchanged (gain 1, offset lo).
@@ -61,12 +62,13 @@ def admm_lasso(L1, L2, lam, n_iter):
 
 @njit(parallel=True, cache=True)
 def zscore_rows(X):
-    """(x − mean(x)) / std(x, ddof=1) for each row x of X, as a new float64 array.
+    """(x − mean(x)) / std(x, ddof=1) for each row x of X, as a new array of X's dtype (the
+    row statistics in float64).
 
     Rows with zero deviation (or a single column) are only centred, as MATLAB's ``zscore`` does.
     """
     n, d = X.shape
-    out = np.empty((n, d), dtype=np.float64)
+    out = np.empty((n, d), dtype=X.dtype)
     for i in prange(n):
         mean = 0.0
         for j in range(d):
@@ -135,3 +137,25 @@ def tansig_shrink(H, col0, bias, scale):
     for i in prange(H.shape[0]):
         _tansig_row(H[i, col0:col0 + q], bias, scale)
     return H
+
+
+@njit(inline="always", cache=True)
+def _add_column(K, S, j):
+    for i in range(j + 1):
+        K[i, j] += S[i, j]
+
+
+@njit(parallel=True, cache=True)
+def add_upper(K, S):
+    """K[i, j] += S[i, j] for i ≤ j: the upper triangle of S (p×p, any dtype) added into K's.
+
+    Columns j and p−1−j share one parallel iteration, so the iterations do equal work; the
+    inner loop runs down a column (contiguous for the column-major arrays of a Gram update).
+    """
+    p = K.shape[0]
+    for c in prange(p // 2):
+        _add_column(K, S, c)
+        _add_column(K, S, p - 1 - c)
+    if p % 2:
+        _add_column(K, S, p // 2)
+    return K
