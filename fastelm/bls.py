@@ -530,9 +530,10 @@ _PARAMS_DOC = """
     dtype : {'float64', 'float32'}, default='float64'
         Precision of the broad layer and its Gram product (K and the Cholesky solve are
         float64). float32 halves the Gram time, but its round-off needs reg ≳ 1e-3 on MNIST
-        (60000 rows; it grows with the rows): a smaller reg raises LinAlgError. MNIST with
-        q = 3000 (reference settings): float32, reg = 1e-3 gave 96.9% test accuracy against
-        98.3% for float64 at the default 2⁻³⁰. Use float32 for speed when such a reg suits.
+        (60000 rows; it grows with the rows): a smaller reg raises LinAlgError. On MNIST
+        (reference settings, q = 11000) float32 with reg = 1e-3 gave 97.4% test accuracy in
+        1.66 times its IᵀI time (0.4 of it the float64 Cholesky), 2.8 GB peak, against 98.9%
+        in 1.23 times the (twice as long) float64 IᵀI for float64 at the default 2⁻³⁰.
 """
 
 _ATTRIBUTES_DOC = """
