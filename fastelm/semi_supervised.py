@@ -14,6 +14,7 @@ Unlabelled rows are marked in ``y`` as in ``sklearn.semi_supervised`` (-1 by def
 """
 import numbers
 import warnings
+from abc import ABCMeta, abstractmethod
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import ceil, floor
@@ -511,15 +512,15 @@ _SSC_NOTES_DOC = """
 """
 
 
-class _DEELMTriTraining(ClassifierMixin, BaseEstimator):
+class _DEELMTriTraining(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     """Strategy selection + DE-ELM base learner + Tri-training; subclasses fix the DE settings."""
 
     def _strategy_param(self):
         return "rand/1"
 
+    @abstractmethod
     def _f_settings(self):
         """f_schedule, f_min, f_max, f_constant of the base DE-ELMs."""
-        raise NotImplementedError
 
     def _base(self, strategy):
         """The base DE-ELM (unfitted) with the given mutation strategy."""

@@ -19,3 +19,15 @@ def fastelm_data_env():
         yield str(SHARED_DATA)
     finally:
         os.environ.pop("FASTELM_DATA", None)
+
+
+@pytest.fixture(scope="module")
+def one_numba_thread():
+    """Numba on one thread for a module of tiny fits, where a parallel kernel launch costs more
+    than the work (milliseconds each on a loaded machine); results do not depend on it."""
+    import numba
+
+    previous = numba.get_num_threads()
+    numba.set_num_threads(1)
+    yield
+    numba.set_num_threads(previous)

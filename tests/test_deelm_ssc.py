@@ -2,7 +2,6 @@
 DE-ELM base learner scored on V + Tri-training; the tests inspect the fitted pieces."""
 import pickle
 
-import numba
 import numpy as np
 import pytest
 from sklearn.datasets import make_classification, make_moons
@@ -19,14 +18,7 @@ from fastelm.semi_supervised import (_SEED_BOUND, DEELMSSC, DEELMSSCPlus, FGridS
 SMALL = dict(n_hidden=8, pop_size=6, n_generations=2)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_numba_thread():
-    """Tiny fits: a parallel kernel launch costs more than the work (milliseconds each on a
-    loaded machine); results do not depend on the thread count (fastelm._kernels.de)."""
-    previous = numba.get_num_threads()
-    numba.set_num_threads(1)
-    yield
-    numba.set_num_threads(previous)
+pytestmark = pytest.mark.usefixtures("one_numba_thread")  # tests/conftest.py
 
 
 def _data(seed=0, n=200, labelled=0.3):
@@ -257,3 +249,11 @@ def test_grid_search_f_selects_the_strategy_once(data):
         np.mean([r["validation_accuracy"] for r in seen]))
     with pytest.raises(TypeError):
         grid_search_f(DEELMSSC(), data["X"], data["y"], data["X_val"], data["y_val"])
+
+
+def test_the_shared_base_fixes_no_f_schedule():
+    """DEELMSSC, DEELMSSCPlus and TriDEELM each state their F settings; the base cannot be
+    built without them."""
+    from fastelm.semi_supervised import _DEELMTriTraining
+    with pytest.raises(TypeError, match="_f_settings"):
+        _DEELMTriTraining()

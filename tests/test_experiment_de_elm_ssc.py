@@ -4,7 +4,6 @@ line; quick mode is marked slow."""
 import os
 import time
 
-import numba
 import numpy as np
 import pytest
 
@@ -17,14 +16,7 @@ TINY = dict(n_selection_repeats=2, subsample={"australian": 140, "vote": 100},
             config={name: dict(c, n_hidden=6) for name, c in exp.CONFIG.items()})
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_numba_thread():
-    """Tiny fits: a parallel kernel launch costs more than the work (milliseconds each on a
-    loaded machine); results do not depend on the thread count (fastelm._kernels.de)."""
-    previous = numba.get_num_threads()
-    numba.set_num_threads(1)
-    yield
-    numba.set_num_threads(previous)
+pytestmark = pytest.mark.usefixtures("one_numba_thread")  # tests/conftest.py
 
 
 # outputs without wall-clock times: identical for the same seed

@@ -96,3 +96,14 @@ def test_bias_and_activation_touch_only_the_first_len_b_columns():
     assert np.array_equal(out[:, 10:], H[:, 10:])
     with pytest.raises(ValueError, match="biases"):
         add_bias_activate(H.copy(), np.zeros(13), 0)
+
+
+def test_scalar_functions_called_from_python_use_numpy():
+    """tanh / sigmoid are Numba overloads; called from Python they give numpy's values in the
+    input's precision."""
+    from fastelm._kernels.hidden import sigmoid, tanh
+    x = np.linspace(-5, 5, 11)
+    assert np.array_equal(tanh(x), np.tanh(x))
+    assert np.allclose(sigmoid(x), 1 / (1 + np.exp(-x)), rtol=1e-15)
+    assert tanh(x.astype(np.float32)).dtype == np.float32
+    assert sigmoid(x.astype(np.float32)).dtype == np.float32

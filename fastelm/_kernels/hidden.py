@@ -145,8 +145,9 @@ def _tanh32(x):
 
 
 def tanh(x):
-    """tanh x for float64 or float32 x in the type of x (Numba only: see _tanh64, _tanh32)."""
-    raise NotImplementedError("fastelm._kernels.hidden.tanh is called from Numba code only")
+    """tanh x in the type of x. Numba compiles the overload below (_tanh64, _tanh32); a call
+    from Python gets numpy's tanh."""
+    return np.tanh(x)
 
 
 @overload(tanh, inline="always")
@@ -157,8 +158,11 @@ def _tanh_overload(x):
 
 
 def sigmoid(x):
-    """1/(1 + e^{-x}) for float64 or float32 x in the type of x (Numba only)."""
-    raise NotImplementedError("fastelm._kernels.hidden.sigmoid is called from Numba code only")
+    """1/(1 + e^{-x}) in the type of x. Numba compiles the overload below; a call from Python
+    gets the same formula in numpy."""
+    x = np.asarray(x)
+    one = x.dtype.type(1) if x.dtype.kind == "f" else 1.0
+    return one / (one + np.exp(-x))
 
 
 @overload(sigmoid, inline="always")
