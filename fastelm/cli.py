@@ -14,11 +14,12 @@ import os
 import sys
 import time
 
-# paper name → (experiment module, the keyword its run() takes for the data directory)
+# paper name → (experiment module, the keyword its run() takes for the data directory, the
+# command-line option that gives that directory)
 EXPERIMENTS = {
-    "fos-elm": ("fastelm.experiments.fos_elm", "data_home"),
-    "bls-fmri": ("fastelm.experiments.bls_fmri", "data_dir"),
-    "de-elm-ssc": ("fastelm.experiments.de_elm_ssc", "data_home"),
+    "fos-elm": ("fastelm.experiments.fos_elm", "data_home", "data"),
+    "bls-fmri": ("fastelm.experiments.bls_fmri", "data_dir", "fmri_data"),
+    "de-elm-ssc": ("fastelm.experiments.de_elm_ssc", "data_home", "data"),
 }
 
 
@@ -39,14 +40,16 @@ def _print_summary(name, result, seconds):
 
 def reproduce(args):
     names = list(EXPERIMENTS) if args.paper == "all" else [args.paper]
-    if args.data is not None and not os.path.isdir(args.data):
-        raise CommandError(f"--data {args.data}: no such directory")
+    for option in sorted({EXPERIMENTS[name][2] for name in names}):
+        folder = getattr(args, option)
+        if folder is not None and not os.path.isdir(folder):
+            raise CommandError(f"--{option.replace('_', '-')} {folder}: no such directory")
     for name in names:
-        module_name, data_kw = EXPERIMENTS[name]
+        module_name, data_kw, option = EXPERIMENTS[name]
         module = importlib.import_module(module_name)
         out = os.path.join(args.out, name)
         kwargs = {"quick": args.quick, "out_dir": out, "seed": args.seed,
-                  data_kw: args.data if name != "bls-fmri" else args.fmri_data}
+                  data_kw: getattr(args, option)}
         print(f"== {name}: {'quick' if args.quick else 'full'} reproduction into {out}")
         start = time.perf_counter()
         result = module.run(**kwargs)

@@ -330,7 +330,7 @@ def share_table(name, X, y, strategies, s, seed, show, methods=None, scale=True,
 
 def grid_table(name, X, y, strategies, s, seed, show):
     """Table 6: DE-ELM-SSC+ over the (Fmin, Fmax) grid; one main split per run."""
-    records, results = [], []
+    records = []
     values = s["grid_values"]
     n_pairs = len(values) * (len(values) + 1) // 2
     bar = progress(range(n_pairs * s["grid_runs"]), f"{LABELS[name]} table 6",
@@ -344,7 +344,6 @@ def grid_table(name, X, y, strategies, s, seed, show):
                                data.X_test, data.y_test, values=values, n_runs=1,
                                random_state=_seed(rng),
                                callback=lambda record: next(ticks, None))
-        results.append(result)
         for r in result.records:
             records.append(dict(dataset=LABELS[name], f_min=r["f_min"], f_max=r["f_max"],
                                 run=run, validation_accuracy=r["validation_accuracy"],

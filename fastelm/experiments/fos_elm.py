@@ -52,7 +52,8 @@ from .. import datasets as _datasets
 from ..elm import OSELMClassifier, OSELMRegressor
 from ..fos_elm import FOSELMClassifier, FOSELMRegressor
 from ..metrics import accuracy, rmse
-from .report import load_available, progress, skipped_notes, summarize, write_table
+from .report import load_available, skipped_notes, summarize, write_table
+from .report import progress as progress_bar
 
 DATASETS = ("friedman2", "concrete", "pima", "satimage", "segment")
 
@@ -294,10 +295,6 @@ def run(quick=False, out_dir="results/fos-elm", seed=0, repeats=None, data_home=
     return {"rows": rows, "records": records, "histories": histories, "checks": checks,
             "configs": cfgs, "files": files, "seconds": total, "table": table,
             "skipped": skipped}
-
-
-def progress_bar(iterable, desc, total, enabled):
-    return progress(iterable, desc, total=total, enabled=enabled)
 
 
 def _row(rows, label, model):
