@@ -129,8 +129,9 @@ def ridge_case(n=20000, L=1000, m=10, dtype="float64"):
 
 def rls_case(form=None, chunk=100, L=1000, m=3):
     """One RecursiveRidge.update of a ``chunk``-row chunk in ``form`` (None: chosen by flop
-    count) and the read of its beta, on a state primed with L + 100 rows (so both forms are exact). The
-    same chunk is absorbed at every call; the warm-up call builds P for the Woodbury form."""
+    count) and the read of its beta, on a state primed with L + 100 rows (so both forms are
+    exact). The same chunk is absorbed at every call; the warm-up call builds P for the Woodbury
+    form."""
     rng = np.random.default_rng(0)
     H0 = np.tanh(rng.standard_normal((L + 100, L)))
     T0 = rng.standard_normal((L + 100, m))

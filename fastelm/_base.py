@@ -76,16 +76,22 @@ class RegressorOutputs:
     def _validate_Xy(self, X, y, dtype, reset):
         X, y = validate_data(self, X, y, reset=reset, dtype=dtype, multi_output=True,
                              y_numeric=True)
-        if reset:
-            self._y_1d = y.ndim == 1
-        elif (y.ndim == 1) != self._y_1d and not (y.ndim == 2 and y.shape[1] == 1):
-            raise ValueError(f"y has {y.ndim} dimensions; earlier targets had "
-                             f"{1 if self._y_1d else 2}")
         T = y.reshape(len(y), -1).astype(dtype, copy=False)
-        if not reset and T.shape[1] != self._n_outputs():
-            raise ValueError(f"y has {T.shape[1]} outputs; the model was fitted with "
-                             f"{self._n_outputs()}")
+        self._check_target_shape(y.ndim, T.shape[1], reset)
         return X, T
+
+    def _check_target_shape(self, ndim, n_outputs, reset):
+        """First fit: remember whether y was 1-D. Later: the same kind of y (a column counts as
+        1-D) with the fitted number of outputs."""
+        if reset:
+            self._y_1d = ndim == 1
+            return
+        if (ndim == 1) != self._y_1d and not (ndim == 2 and n_outputs == 1):
+            raise ValueError(f"y has {ndim} dimensions; earlier targets had "
+                             f"{1 if self._y_1d else 2}")
+        if n_outputs != self._n_outputs():
+            raise ValueError(f"y has {n_outputs} outputs; the model was fitted with "
+                             f"{self._n_outputs()}")
 
     def _n_outputs(self):
         """Columns m of the readout; an OS-ELM's from its state, without solving for beta."""
@@ -105,6 +111,20 @@ class RegressorOutputs:
         return scores.ravel() if self._y_1d else scores
 
 
+def one_hot(y, classes, dtype):
+    """T (n × n_classes): T[i, k] = 1 where y[i] = classes[k] (classes sorted); a label not in
+    ``classes`` is a ValueError."""
+    index = np.searchsorted(classes, y)
+    index[index == len(classes)] = 0
+    unseen = classes[index] != y
+    if unseen.any():
+        raise ValueError(f"y contains labels not in classes_ {classes.tolist()}: "
+                         f"{np.unique(y[unseen]).tolist()}")
+    T = np.zeros((len(y), len(classes)), dtype=dtype)
+    T[np.arange(len(y)), index] = 1
+    return T
+
+
 class ClassifierOutputs:
     """Class labels ↔ one-hot targets T (n×n_classes, 0/1); scores → labels and probabilities."""
 
@@ -117,15 +137,7 @@ class ClassifierOutputs:
             if len(self.classes_) < 2:
                 raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes; "
                                  f"got only one class: {self.classes_[0]!r}")
-        index = np.searchsorted(self.classes_, y)
-        index[index == len(self.classes_)] = 0
-        unseen = self.classes_[index] != y
-        if unseen.any():
-            raise ValueError(f"y contains labels not in classes_ {self.classes_.tolist()}: "
-                             f"{np.unique(y[unseen]).tolist()}")
-        T = np.zeros((len(y), len(self.classes_)), dtype=dtype)
-        T[np.arange(len(y)), index] = 1
-        return X, T
+        return X, one_hot(y, self.classes_, dtype)
 
     def decision_function(self, X):
         """Readout scores: (n, n_classes), or for two classes score(class 1) − score(class 0)."""

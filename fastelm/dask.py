@@ -118,19 +118,6 @@ def _as_float_2d(block, dtype):
     return X
 
 
-def _one_hot(y, classes, dtype):
-    """Same coding as ClassifierOutputs._validate_Xy: one-hot rows, unseen labels rejected."""
-    index = np.searchsorted(classes, y)
-    index[index == len(classes)] = 0
-    unseen = classes[index] != y
-    if unseen.any():
-        raise ValueError(f"y contains labels not in classes_ {classes.tolist()}: "
-                         f"{np.unique(y[unseen]).tolist()}")
-    T = np.zeros((len(y), len(classes)), dtype=dtype)
-    T[np.arange(len(y)), index] = 1
-    return T
-
-
 def _labels_1d(block):
     if hasattr(block, "to_numpy"):
         block = block.to_numpy()
@@ -144,9 +131,11 @@ def _labels_1d(block):
 
 def _targets(block, spec, n):
     """T (n×m, spec.dtype) for one chunk of y."""
+    from ._base import one_hot  # _base imports this module
+
     if spec.classes is not None:
         y = _labels_1d(block)
-        T = None if len(y) != n else _one_hot(y, spec.classes, spec.dtype)
+        T = None if len(y) != n else one_hot(y, spec.classes, spec.dtype)
     else:
         if hasattr(block, "to_numpy"):
             block = block.to_numpy()
@@ -477,18 +466,6 @@ def _is_classifier(estimator):
     return isinstance(estimator, ClassifierOutputs)
 
 
-def _check_regression_targets(estimator, data, reset):
-    if reset:
-        estimator._y_1d = data.y_ndim == 1
-        return
-    if (data.y_ndim == 1) != estimator._y_1d and not (data.y_ndim == 2 and data.n_outputs == 1):
-        raise ValueError(f"y has {data.y_ndim} dimensions; earlier targets had "
-                         f"{1 if estimator._y_1d else 2}")
-    if data.n_outputs != estimator._n_outputs():
-        raise ValueError(f"y has {data.n_outputs} outputs; the model was fitted with "
-                         f"{estimator._n_outputs()}")
-
-
 # ---------------------------------------------------------------------------------------------
 # public API
 
@@ -540,7 +517,7 @@ def fit_dask(estimator, X, y, *, classes=None, sequential=False, blas_threads="a
                              f"got only one class: {estimator.classes_[0]!r}")
         coding = estimator.classes_
     else:
-        _check_regression_targets(estimator, data, reset=True)
+        estimator._check_target_shape(data.y_ndim, data.n_outputs, reset=True)
         coding = None
     estimator._draw_weights(data.n_features, dtype)
     n, HtH, HtT = _gram(estimator, data, coding, blas_threads, split_every, compute_kwargs)
@@ -586,7 +563,7 @@ def partial_fit_dask(estimator, X, y, *, classes=None, sequential=False, blas_th
         if first:
             estimator.classes_ = coding
     else:
-        _check_regression_targets(estimator, data, reset=first)
+        estimator._check_target_shape(data.y_ndim, data.n_outputs, reset=first)
     if first:
         estimator._start(data.n_features, len(coding) if classifier else data.n_outputs, dtype)
     n, HtH, HtT = _gram(estimator, data, coding, blas_threads, split_every, compute_kwargs)
