@@ -105,8 +105,8 @@ from sklearn.utils import Bunch
 from threadpoolctl import threadpool_limits
 
 from ..bls import BLSClassifier
-from ..fmri import (ExcludedSubjectsWarning, PhenotypeMismatchError, load_roi_dataset,
-                    make_synthetic_abide, read_phenotype)
+from ..fmri import (ExcludedSubjectsWarning, PhenotypeMismatchError, connectivity_features,
+                    load_roi_dataset, make_synthetic_abide, read_phenotype)
 from ..metrics import classification_report_dict
 from .report import progress as progress_bar
 from .report import summarize, write_table
@@ -407,9 +407,11 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
 
     records, data = [], {}
     for name, directory in directories.items():
+        series, y, strata, bunch = load(directory, "timeseries", sites)  # read once
+        n_sites = len(set(bunch.sites))
         for feat in features:
-            X, y, strata, bunch = load(directory, feat, sites)
-            n_sites = len(set(bunch.sites))
+            X = series if feat == "timeseries" else connectivity_features(
+                series.reshape(len(series), bunch.length, len(bunch.roi_names)))
             data.setdefault(name, {"subjects": int(X.shape[0]), "patients": int(y.sum()),
                                    "sites": n_sites, "length": int(bunch.length),
                                    "rois": len(bunch.roi_names),
