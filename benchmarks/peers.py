@@ -364,7 +364,7 @@ def build_cases(sizes, data, peers):
 def fit_breakdown(model, X, y, H, repeat, block_rows=4096):
     """Seconds (min, median) of each stage of ``ELMClassifier.fit`` on the same data, timed
     round-robin together with the whole fit: where the fit's time goes. The fit makes H in
-    ``block_rows``-row blocks B = [H, T] of one buffer and sums BᵀB (``_ridge.hidden_gram``);
+    ``block_rows``-row blocks B = [H, T] of one buffer and sums BᵀB (``_gram.gram_sums``);
     the gemm, activation and syrk stages below run over the same blocks."""
     from fastelm._kernels.hidden import add_bias_activate
     code = check_activation(model.activation)

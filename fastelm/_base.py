@@ -13,7 +13,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from .dask import is_dask_input, predict_dask
-from ._hidden import check_activation, check_dtype, check_generator, hidden_layer, random_weights
+from ._gram import HiddenMap
+from ._hidden import check_activation, check_dtype, check_generator, random_weights
 
 
 def check_positive_int(value, name):
@@ -55,8 +56,12 @@ class BaseRandomLayer(BaseEstimator):
         self.W_, self.b_ = random_weights(rng, n_features, self.n_hidden, dtype)
         return rng
 
+    def _feature_map(self):
+        """The readout inputs' map A = g(XW + b) of the fitted layer."""
+        return HiddenMap(self.W_, self.b_, check_activation(self.activation))
+
     def _hidden(self, X):
-        return hidden_layer(X, self.W_, self.b_, check_activation(self.activation))
+        return self._feature_map().transform(X)
 
     def _scores(self, X):
         """Readout outputs H beta for new rows (n×m)."""

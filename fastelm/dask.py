@@ -66,12 +66,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 from scipy.special import softmax
 
+from ._gram import HiddenMap, gram_sums
 from ._hidden import check_activation
-from ._kernels.hidden import _activate_row
-from ._ridge import add_to_diagonal, spd_solve
 
 __all__ = ["fit_dask", "partial_fit_dask", "predict_dask", "is_dask_input", "parallel_backend"]
 
@@ -90,18 +88,6 @@ def is_dask_input(*objs):
 
 # ---------------------------------------------------------------------------------------------
 # per-chunk work (runs on the workers)
-
-@njit(cache=True)
-def _add_bias_activate_serial(H, b, code):
-    """fastelm's fused bias + activation, one thread (safe inside multi-threaded workers)."""
-    for i in range(H.shape[0]):
-        _activate_row(H[i], b, code)
-    return H
-
-
-def _hidden_serial(X, W, b, code):
-    return _add_bias_activate_serial(X @ W, b, code)
-
 
 def _as_float_2d(block, dtype):
     """A chunk of X (numpy, pandas, zarr/h5py slice) as a 2-D float array of ``dtype``."""
@@ -155,10 +141,8 @@ def _targets(block, spec, n):
 
 @dataclass(frozen=True)
 class _Spec:
-    """What a Gram task needs: the hidden layer and the target coding."""
-    W: np.ndarray
-    b: np.ndarray
-    code: int
+    """What a Gram task needs: the feature map and the target coding."""
+    feature_map: object
     dtype: type
     classes: object  # sorted labels (classifier) or None (regressor)
     y_columns: object  # see _split
@@ -179,21 +163,14 @@ def _gram_block(X_block, y_block, spec):
     X_block, y_block = _split(X_block, y_block, spec.y_columns)
     X = _as_float_2d(X_block, spec.dtype)
     T = _targets(y_block, spec, len(X))
-    H = _hidden_serial(X, spec.W, spec.b, spec.code)
-    L = H.shape[1]
-    G = np.empty((L, L + T.shape[1]))
-    G[:, :L] = H.T @ H
-    G[:, L:] = H.T @ T
-    return len(X), G
+    return gram_sums(X, T, spec.feature_map, parallel=False).astype(np.float64)
 
 
 def _sum_grams(*parts):
-    n, G = parts[0]
-    G = G.copy()
-    for n_i, G_i in parts[1:]:
-        n += n_i
-        G += G_i
-    return n, G
+    total = parts[0]
+    for part in parts[1:]:
+        total = total + part
+    return total
 
 
 def _unique_block(X_block, y_block, y_columns):
@@ -218,7 +195,7 @@ class _Readout:
 
 def _predict_block(X_block, model):
     X = _as_float_2d(X_block, model.W.dtype)
-    scores = _hidden_serial(X, model.W, model.b, model.code) @ model.beta
+    scores = HiddenMap(model.W, model.b, model.code).transform(X, parallel=False) @ model.beta
     if model.classes is None:  # regressor
         return scores.ravel() if model.ravel else scores
     if model.method == "predict":
@@ -443,15 +420,12 @@ def _classes(data, given, blas_threads, split_every, compute_kwargs):
 def _gram(estimator, data, classes, blas_threads, split_every, compute_kwargs):
     """(n, Σ HᵀH, Σ HᵀT) over every chunk, summed in a tree on the workers."""
     import dask
-    spec = _Spec(estimator.W_, estimator.b_, check_activation(estimator.activation),
-                 estimator.W_.dtype.type, classes, data.y_columns)
+    spec = _Spec(estimator._feature_map(), estimator.W_.dtype.type, classes, data.y_columns)
     spec = dask.delayed(spec, traverse=False)  # one task holding W, b: not copied per chunk
     gram = dask.delayed(_gram_block, pure=True)
     parts = [gram(xb, yb, spec) for xb, yb in data.blocks]
-    (n, G), = _compute([_tree(parts, _sum_grams, split_every)], blas_threads,
-                       compute_kwargs)
-    L = estimator.W_.shape[1]
-    return n, G[:, :L], G[:, L:]
+    sums, = _compute([_tree(parts, _sum_grams, split_every)], blas_threads, compute_kwargs)
+    return sums
 
 
 def _gather_and_fit(estimator, X, y):
@@ -520,13 +494,12 @@ def fit_dask(estimator, X, y, *, classes=None, sequential=False, blas_threads="a
         estimator._check_target_shape(data.y_ndim, data.n_outputs, reset=True)
         coding = None
     estimator._draw_weights(data.n_features, dtype)
-    n, HtH, HtT = _gram(estimator, data, coding, blas_threads, split_every, compute_kwargs)
-    if n == 0:
+    sums = _gram(estimator, data, coding, blas_threads, split_every, compute_kwargs)
+    if sums.n == 0:
         raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
-    if n < estimator.n_hidden:  # row count was unknown before the pass
+    if sums.n < estimator.n_hidden:  # row count was unknown before the pass
         return _gather_and_fit(estimator, X, y)
-    K = add_to_diagonal(HtH, estimator.alpha)  # HtH is ours: a fresh slice of the sum
-    estimator.beta_ = np.ascontiguousarray(spd_solve(K, HtT), dtype=dtype)
+    estimator.beta_ = np.ascontiguousarray(sums.solve(estimator.alpha), dtype=dtype)
     return estimator
 
 
@@ -555,7 +528,7 @@ def partial_fit_dask(estimator, X, y, *, classes=None, sequential=False, blas_th
     else:
         coding = estimator.classes_ if classifier else None
 
-    if sequential or type(estimator)._absorb is not _OSELM._absorb:
+    if sequential or not estimator._gram_updates:
         return _partial_fit_sequential(estimator, data, coding, first, classifier)
 
     _check_input_meta(estimator, data, reset=first)
@@ -566,10 +539,10 @@ def partial_fit_dask(estimator, X, y, *, classes=None, sequential=False, blas_th
         estimator._check_target_shape(data.y_ndim, data.n_outputs, reset=first)
     if first:
         estimator._start(data.n_features, len(coding) if classifier else data.n_outputs, dtype)
-    n, HtH, HtT = _gram(estimator, data, coding, blas_threads, split_every, compute_kwargs)
-    if first and n == 0:
+    sums = _gram(estimator, data, coding, blas_threads, split_every, compute_kwargs)
+    if first and sums.n == 0:
         raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
-    estimator.rls_.add_gram(HtH, HtT, n)  # beta is solved when next read
+    estimator.rls_.add_gram(sums.AtA, sums.AtT, sums.n)  # beta is solved when next read
     return estimator
 
 

@@ -7,9 +7,8 @@ after any chunking it equals the batch ELM on every row seen (same W, b, alpha).
 from sklearn.base import ClassifierMixin, RegressorMixin
 
 from ._base import BaseRandomLayer, ClassifierOutputs, RegressorOutputs
-from ._hidden import check_activation
 from .dask import fit_dask, is_dask_input, partial_fit_dask
-from ._ridge import hidden_gram, hidden_ridge_fit
+from ._gram import gram_sums, ridge_readout
 from ._rls import RecursiveRidge
 
 _PARAMS_DOC = """
@@ -39,12 +38,15 @@ class _ELM(BaseRandomLayer):
         dtype = self._check_params()
         X, T = self._validate_Xy(X, y, dtype, reset=True)
         self._draw_weights(X.shape[1], dtype)
-        self.beta_ = hidden_ridge_fit(X, T, self.W_, self.b_, check_activation(self.activation),
-                                      self.alpha)
+        self.beta_ = ridge_readout(X, T, self._feature_map(), self.alpha)
         return self
 
 
 class _OSELM(BaseRandomLayer):
+    # each chunk's update is a Gram sum (an information step may take AᵀA, AᵀT alone);
+    # False for subclasses whose update also looks at the chunk's rows (FOS-ELM pruning)
+    _gram_updates = True
+
     def fit(self, X, y):
         """Start afresh and learn (X, y) as one chunk (Dask collections: ``fastelm.dask``)."""
         if is_dask_input(X, y):
@@ -61,11 +63,10 @@ class _OSELM(BaseRandomLayer):
         X, T = self._validate_Xy(X, y, dtype, reset=first, **target_kw)
         if first:
             self._start(X.shape[1], T.shape[1], dtype)
-        if type(self)._absorb is _OSELM._absorb and \
-                self.rls_.choose_form(X.shape[0]) == "information":
+        if self._gram_updates and self.rls_.choose_form(X.shape[0]) == "information":
             # only the sums HᵀH, HᵀT are needed: made block by block, H never held whole
-            HtH, HtT = hidden_gram(X, T, self.W_, self.b_, check_activation(self.activation))
-            self.rls_.add_gram(HtH, HtT, X.shape[0])
+            sums = gram_sums(X, T, self._feature_map())
+            self.rls_.add_gram(sums.AtA, sums.AtT, sums.n)
         else:
             self._absorb(self._hidden(X), T, first)
         return self

@@ -27,6 +27,8 @@ def nodes_to_drop(total_index, delta, min_nodes):
 
 
 class _FOSELM(_OSELM):
+    _gram_updates = False  # each chunk is pruned on first: not a Gram sum
+
     def __init__(self, n_hidden=200, activation="tanh", alpha=1e-3, delta=1e-3, min_nodes=10,
                  efast_samples=1025, efast_interference=4, random_state=None, dtype="float64"):
         super().__init__(n_hidden=n_hidden, activation=activation, alpha=alpha,

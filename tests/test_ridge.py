@@ -107,19 +107,6 @@ def test_remove_nodes_rejects_bad_indices():
         rls.remove_nodes(range(5))
 
 
-@pytest.mark.parametrize("n", [10, 1000, 4097])
-def test_blocked_hidden_ridge_equals_ridge_on_full_H(n):
-    from fastelm._hidden import hidden_layer
-    from fastelm._ridge import hidden_ridge_fit
-
-    rng = np.random.default_rng(8)
-    X, T = rng.standard_normal((n, 5)), rng.standard_normal((n, 2))
-    W, b = rng.uniform(-1, 1, (5, 40)), rng.uniform(-1, 1, 40)
-    expected = ridge_fit(hidden_layer(X, W, b, 0), T, 1e-2)
-    got = hidden_ridge_fit(X, T, W, b, 0, 1e-2, block_rows=300)
-    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
-
-
 def test_information_steps_are_lazy_and_handed_out_betas_stay_put():
     rng = np.random.default_rng(9)
     H, T = np.tanh(rng.standard_normal((700, 40))), rng.standard_normal((700, 2))

@@ -217,3 +217,12 @@ def add_bias_activate(H, b, code):
     for i in prange(H.shape[0]):
         _activate_row(H[i], b, code)
     return H
+
+
+@njit(cache=True)
+def add_bias_activate_serial(H, b, code):
+    """``add_bias_activate`` on one thread (bit-identical): for callers that are threads of a
+    pool themselves, such as Dask workers."""
+    for i in range(H.shape[0]):
+        _activate_row(H[i], b, code)
+    return H

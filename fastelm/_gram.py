@@ -1,0 +1,166 @@
+"""Sufficient statistics of a ridge readout: the one path every readout is fitted through.
+
+A ridge readout beta = argmin ||A beta − T||² + alpha ||beta||² on readout inputs A (n×p) and
+targets T (n×m) needs only (docs/algorithms.md §1)
+
+    n,   AᵀA (p×p),   AᵀT (p×m)      and, for residual-based scores,   TᵀT (m×m)
+
+all of them sums over rows. ``GramSums`` holds them; sums of disjoint row sets add (and a
+fold's sums subtract from the total), so data may be split any way — row blocks in memory,
+chunks on Dask workers, cross-validation folds — without approximation. The readout is then
+``GramSums.solve(alpha)``: (AᵀA + alpha I)⁻¹ AᵀT by ``fastelm._ridge.spd_solve``.
+
+How A is made from rows of X is a *feature map*: a small, pure, picklable object with a width p,
+a dtype and ``fill(X, out, parallel)`` writing A into the first p columns of ``out``.
+``HiddenMap`` is the ELM's A = g(XW + b). ``gram_sums`` (in memory) computes the sums of a
+feature map block by block; ``fastelm.dask`` is the same computation per chunk on Dask workers,
+reached through ``readout_sums`` so that no estimator imports Dask.
+"""
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._kernels.hidden import add_bias_activate, add_bias_activate_serial
+from ._ridge import add_to_diagonal, ridge_fit, spd_solve
+
+BLOCK_ROWS = 4096
+
+
+@dataclass(frozen=True, eq=False)
+class GramSums:
+    """Row sums of a ridge readout's normal equations: n, AᵀA, AᵀT and TᵀT.
+
+    Parameters
+    ----------
+    n : int
+        Rows summed over.
+    AtA : ndarray of shape (p, p)
+        Σ aᵢ aᵢᵀ over the rows' readout inputs aᵢ.
+    AtT : ndarray of shape (p, m)
+        Σ aᵢ tᵢᵀ.
+    TtT : ndarray of shape (m, m)
+        Σ tᵢ tᵢᵀ (for residuals: ||A beta − T||² = TᵀT − 2 betaᵀAᵀT + betaᵀAᵀA beta).
+
+    Sums of disjoint row sets add with ``+``; ``total - fold`` gives the sums without a fold.
+    """
+
+    n: int
+    AtA: np.ndarray
+    AtT: np.ndarray
+    TtT: np.ndarray
+
+    @classmethod
+    def zeros(cls, p, m, dtype=np.float64):
+        """The sums of no rows."""
+        return cls(0, np.zeros((p, p), dtype), np.zeros((p, m), dtype), np.zeros((m, m), dtype))
+
+    def __add__(self, other):
+        return GramSums(self.n + other.n, self.AtA + other.AtA, self.AtT + other.AtT,
+                        self.TtT + other.TtT)
+
+    def __sub__(self, other):
+        return GramSums(self.n - other.n, self.AtA - other.AtA, self.AtT - other.AtT,
+                        self.TtT - other.TtT)
+
+    def astype(self, dtype):
+        """The same sums in ``dtype``."""
+        return GramSums(self.n, self.AtA.astype(dtype), self.AtT.astype(dtype),
+                        self.TtT.astype(dtype))
+
+    def solve(self, alpha):
+        """beta = (AᵀA + alpha I)⁻¹ AᵀT (p×m, float64), Cholesky or the warned eigen solve."""
+        K = add_to_diagonal(np.array(self.AtA), alpha)  # alpha added in the sums' dtype
+        return spd_solve(K, self.AtT)
+
+
+@dataclass(frozen=True, eq=False)
+class HiddenMap:
+    """The ELM feature map A = g(XW + b) (Huang, Zhu & Siew 2006).
+
+    Parameters
+    ----------
+    W : ndarray of shape (d, p)
+        Input weights.
+    b : ndarray of shape (p,)
+        Biases.
+    activation : int
+        Kernel code of g (``fastelm._hidden.ACTIVATIONS``).
+    """
+
+    W: np.ndarray
+    b: np.ndarray
+    activation: int
+
+    @property
+    def width(self):
+        """p, the number of readout inputs."""
+        return self.W.shape[1]
+
+    @property
+    def dtype(self):
+        """dtype of A (that of W)."""
+        return self.W.dtype
+
+    def fill(self, X, out, parallel=True):
+        """out[:, :p] ← g(XW + b): the product on BLAS into the strided columns, then the fused
+        bias + activation kernel (``parallel=False``: one thread, for Dask worker threads)."""
+        np.matmul(X, self.W, out=out[:, :self.width])
+        kernel = add_bias_activate if parallel else add_bias_activate_serial
+        kernel(out, self.b, self.activation)  # the first len(b) = p columns of each row
+        return out
+
+    def transform(self, X, parallel=True):
+        """A (n×p) for rows X."""
+        return self.fill(X, np.empty((X.shape[0], self.width), dtype=self.dtype), parallel)
+
+
+def gram_sums(X, T, feature_map, block_rows=BLOCK_ROWS, parallel=True):
+    """``GramSums`` of the readout inputs A = feature_map(X) and targets T, in the map's dtype.
+
+    A is made ``block_rows`` rows at a time in the first p columns of one reused buffer
+    B = [A | T]; the block's T is copied into the last m columns and BᵀB, one syrk on p + m
+    columns, gives AᵀA, AᵀT and TᵀT at once: cheaper than a separate thin gemm AᵀT, and no page
+    faults on a fresh n×p array. Memory O(block_rows·(p + m) + (p + m)²).
+    """
+    n, p, m = X.shape[0], feature_map.width, T.shape[1]
+    dtype = feature_map.dtype
+    if n == 0:
+        return GramSums.zeros(p, m, dtype)
+    buffer = np.empty((min(block_rows, n), p + m), dtype=dtype)
+    G = np.empty((p + m, p + m), dtype=dtype)
+    product = None
+    for start in range(0, n, block_rows):
+        stop = min(n, start + block_rows)
+        B = buffer[: stop - start]
+        feature_map.fill(X[start:stop], B, parallel)
+        B[:, p:] = T[start:stop]
+        if start == 0:
+            np.matmul(B.T, B, out=G)  # syrk
+        else:
+            if product is None:
+                product = np.empty_like(G)
+            np.matmul(B.T, B, out=product)
+            G += product
+    return GramSums(n, G[:p, :p], G[:p, p:], G[p:, p:])
+
+
+def ridge_readout(X, T, feature_map, alpha, block_rows=BLOCK_ROWS):
+    """beta (p×m, the map's dtype) of the ridge readout on A = feature_map(X).
+
+    n ≥ p: ``gram_sums(...).solve(alpha)``, A never held whole. n < p: the dual form
+    beta = Aᵀ(AAᵀ + alpha I)⁻¹ T on the full A, which is then the smaller matrix.
+    """
+    if X.shape[0] < feature_map.width:
+        return ridge_fit(feature_map.transform(X), T, alpha)
+    beta = gram_sums(X, T, feature_map, block_rows).solve(alpha)
+    return np.ascontiguousarray(beta, dtype=feature_map.dtype)
+
+
+def is_distributed(*objs):
+    """True when any argument is a Dask collection. Imports nothing: if dask was never imported,
+    nothing can be a Dask collection."""
+    dask = sys.modules.get("dask")
+    if dask is None:
+        return False
+    return any(dask.is_dask_collection(obj) for obj in objs)

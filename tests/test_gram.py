@@ -1,0 +1,65 @@
+"""fastelm._gram: the Gram sums of a ridge readout, their algebra and the blocked in-memory pass."""
+import pickle
+
+import numpy as np
+import pytest
+
+from fastelm._gram import GramSums, HiddenMap, gram_sums, ridge_readout
+from fastelm._hidden import hidden_layer
+from fastelm._ridge import ridge_fit
+
+
+def _problem(n, d=5, L=40, m=2, seed=8):
+    rng = np.random.default_rng(seed)
+    X, T = rng.standard_normal((n, d)), rng.standard_normal((n, m))
+    return X, T, HiddenMap(rng.uniform(-1, 1, (d, L)), rng.uniform(-1, 1, L), 0)
+
+
+@pytest.mark.parametrize("n", [1000, 4097])
+def test_blocked_sums_equal_products_of_the_full_matrices(n):
+    X, T, fmap = _problem(n)
+    A = hidden_layer(X, fmap.W, fmap.b, fmap.activation)
+    sums = gram_sums(X, T, fmap, block_rows=300)
+    assert sums.n == n
+    for got, expected in ((sums.AtA, A.T @ A), (sums.AtT, A.T @ T), (sums.TtT, T.T @ T)):
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-10)
+    np.testing.assert_array_equal(fmap.transform(X), A)
+
+
+@pytest.mark.parametrize("n", [10, 1000, 4097])
+def test_readout_equals_ridge_on_the_full_matrix(n):
+    X, T, fmap = _problem(n)
+    expected = ridge_fit(hidden_layer(X, fmap.W, fmap.b, 0), T, 1e-2)
+    got = ridge_readout(X, T, fmap, 1e-2, block_rows=300)
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+
+
+def test_sums_add_and_subtract_by_rows():
+    X, T, fmap = _problem(900)
+    total = gram_sums(X, T, fmap)
+    fold = gram_sums(X[:300], T[:300], fmap)
+    rest = gram_sums(X[300:], T[300:], fmap)
+    for got, expected in ((fold + rest, total), (total - fold, rest)):
+        assert got.n == expected.n
+        for name in ("AtA", "AtT", "TtT"):
+            np.testing.assert_allclose(getattr(got, name), getattr(expected, name), rtol=1e-10,
+                                       atol=1e-9)
+    # the residual from the sums alone: ||A beta - T||^2 = TtT - 2 beta'AtT + beta'AtA beta
+    beta = rest.solve(1e-2)
+    A = fmap.transform(X[300:])
+    direct = ((A @ beta - T[300:]) ** 2).sum()
+    from_sums = np.trace(rest.TtT - 2 * beta.T @ rest.AtT + beta.T @ rest.AtA @ beta)
+    assert from_sums == pytest.approx(direct, rel=1e-8)
+    assert (GramSums.zeros(40, 2) + total).n == total.n
+
+
+def test_solve_leaves_the_sums_unchanged_and_maps_pickle():
+    X, T, fmap = _problem(500)
+    sums = gram_sums(X, T, fmap)
+    before = sums.AtA.copy()
+    sums.solve(1.0)
+    np.testing.assert_array_equal(sums.AtA, before)
+    again = pickle.loads(pickle.dumps(fmap))
+    np.testing.assert_array_equal(again.transform(X), fmap.transform(X))
+    np.testing.assert_array_equal(fmap.transform(X, parallel=False), fmap.transform(X))
+    assert gram_sums(X[:0], T[:0], fmap).n == 0
