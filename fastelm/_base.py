@@ -1,20 +1,25 @@
-"""Shared estimator plumbing: parameters, validation, the random hidden layer and target coding.
+"""Shared estimator plumbing: the random hidden layer, its ridge readout, target coding.
 
-Every fastelm network is "random hidden layer + linear readout". ``BaseRandomLayer`` owns the
-first half (W, b, g); the readout is the estimator's own. ``RegressorOutputs`` and
-``ClassifierOutputs`` turn targets into the matrix T and readout scores back into predictions.
+Every fastelm network is "random hidden layer + linear readout". ``BaseRandomLayerReadout``
+owns both: the layer's parameters and weights (W, b, g), the readout beta, and the path from
+training rows to beta through ``fastelm._gram`` (in memory or Dask, the estimator never knows
+which). ``RegressorOutputs`` and ``ClassifierOutputs`` turn targets into the matrix T and
+readout scores back into predictions.
 """
 import numbers
+from functools import partial
 
 import numpy as np
 from scipy.special import softmax
 from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import (_check_feature_names, _check_n_features, check_is_fitted,
+                                      column_or_1d, validate_data)
 
-from .dask import is_dask_input, predict_dask
-from ._gram import HiddenMap
+from ._gram import HiddenMap, is_dask_input, readout_block
+from ._rows import ArrayRows, dask_feature_probe, dask_rows, map_rows
 from ._hidden import check_activation, check_dtype, check_generator, random_weights
+from ._targets import TargetCoding, check_two_classes, one_hot  # noqa: F401 (one_hot: API)
 
 
 def check_positive_int(value, name):
@@ -30,10 +35,11 @@ def check_nonnegative(value, name):
     return float(value)
 
 
-class BaseRandomLayer(BaseEstimator):
-    """Parameters and state of the random hidden layer H = g(XW + b).
+class BaseRandomLayerReadout(BaseEstimator):
+    """A random hidden layer H = g(XW + b) and its ridge readout beta.
 
-    Learned attributes: ``W_`` (d×L), ``b_`` (L), ``n_features_in_``.
+    Learned attributes: ``W_`` (d×L), ``b_`` (L), ``beta_`` (L×m), ``n_features_in_``.
+    Subclasses mix in ``RegressorOutputs`` or ``ClassifierOutputs`` for the targets.
     """
 
     def __init__(self, n_hidden=100, activation="tanh", alpha=1e-3, random_state=None,
@@ -75,15 +81,75 @@ class BaseRandomLayer(BaseEstimator):
         return tags
 
 
-class RegressorOutputs:
+def _refuse_dask(estimator):
+    raise TypeError(f"{type(estimator).__name__} does not take Dask collections; the ELM and "
+                    "OS-ELM estimators do")
+
+
+class _Outputs:
+    """Training rows → (rows, target coding); readout scores → predictions, in memory or
+    block by block on Dask workers."""
+
+    def _training_rows(self, X, y, dtype, reset, classes=None):
+        """(rows, coding): the training rows as a row source of ``fastelm._gram`` (in memory,
+        validated; or Dask) and the target coding y → T. ``reset``: first fit (features and
+        targets are learned), else checked against the fitted ones."""
+        if is_dask_input(X, y):
+            rows = dask_rows(X, y)
+            _check_feature_names(self, rows.feature_probe, reset=reset)
+            _check_n_features(self, rows.feature_probe, reset=reset)
+        else:
+            rows = ArrayRows(*self._validate_rows(X, y, dtype, reset))
+        return rows, self._target_coding(rows, dtype, reset, classes)
+
+    def _validate_Xy(self, X, y, dtype, reset, classes=None):
+        """(X, T) in memory, validated, targets coded."""
+        if is_dask_input(X, y):
+            _refuse_dask(self)
+        rows, coding = self._training_rows(X, y, dtype, reset, classes)
+        return rows.X, coding(rows.y)
+
+    def _predict(self, X, finish, n_columns, out_dtype):
+        """finish(readout scores) for rows X; Dask input (estimators with a ``_feature_map``):
+        block by block on the workers, a dask array (``n_columns`` None: 1-D)."""
+        if not is_dask_input(X):
+            return finish(self._scores(X))
+        if not hasattr(self, "_feature_map"):
+            _refuse_dask(self)
+        probe = dask_feature_probe(X)
+        _check_feature_names(self, probe, reset=False)
+        _check_n_features(self, probe, reset=False)
+        feature_map = self._feature_map()
+        block = partial(readout_block, feature_map, self.beta_, finish)
+        return map_rows(block, X, feature_map.dtype, n_columns, out_dtype)
+
+
+def _regression_output(scores, ravel):
+    return scores.ravel() if ravel else scores
+
+
+def _label_of_largest(scores, classes):
+    return classes[np.argmax(scores, axis=1)]
+
+
+def _decision(scores):
+    return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
+
+
+def _softmax(scores):
+    return softmax(scores.astype(np.float64), axis=1)
+
+
+class RegressorOutputs(_Outputs):
     """Targets y (n,) or (n, m) ↔ T (n×m); predictions keep y's dimensionality."""
 
-    def _validate_Xy(self, X, y, dtype, reset):
-        X, y = validate_data(self, X, y, reset=reset, dtype=dtype, multi_output=True,
+    def _validate_rows(self, X, y, dtype, reset):
+        return validate_data(self, X, y, reset=reset, dtype=dtype, multi_output=True,
                              y_numeric=True)
-        T = y.reshape(len(y), -1).astype(dtype, copy=False)
-        self._check_target_shape(y.ndim, T.shape[1], reset)
-        return X, T
+
+    def _target_coding(self, rows, dtype, reset, classes=None):
+        self._check_target_shape(rows.y_ndim, rows.n_outputs, reset)
+        return TargetCoding(dtype, rows.n_outputs)
 
     def _check_target_shape(self, ndim, n_outputs, reset):
         """First fit: remember whether y was 1-D. Later: the same kind of y (a column counts as
@@ -109,57 +175,77 @@ class RegressorOutputs:
         return tags
 
     def predict(self, X):
-        """Predicted targets H(X) beta, shape (n,) or (n, m) like the training y."""
-        if is_dask_input(X):
-            return predict_dask(self, X, "predict")
-        scores = self._scores(X)
-        return scores.ravel() if self._y_1d else scores
+        """Predicted targets H(X) beta, shape (n,) or (n, m) like the training y.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or a Dask collection
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,) or (n_samples, n_outputs) (dask array for Dask X)
+        """
+        check_is_fitted(self, "beta_")
+        return self._predict(X, partial(_regression_output, ravel=self._y_1d),
+                             None if self._y_1d else self._n_outputs(), self.beta_.dtype)
 
 
-def one_hot(y, classes, dtype):
-    """T (n × n_classes): T[i, k] = 1 where y[i] = classes[k] (classes sorted); a label not in
-    ``classes`` is a ValueError."""
-    index = np.searchsorted(classes, y)
-    index[index == len(classes)] = 0
-    unseen = classes[index] != y
-    if unseen.any():
-        raise ValueError(f"y contains labels not in classes_ {classes.tolist()}: "
-                         f"{np.unique(y[unseen]).tolist()}")
-    T = np.zeros((len(y), len(classes)), dtype=dtype)
-    T[np.arange(len(y)), index] = 1
-    return T
-
-
-class ClassifierOutputs:
+class ClassifierOutputs(_Outputs):
     """Class labels ↔ one-hot targets T (n×n_classes, 0/1); scores → labels and probabilities."""
 
-    def _validate_Xy(self, X, y, dtype, reset, classes=None):
+    def _validate_rows(self, X, y, dtype, reset):
         X, y = validate_data(self, X, y, reset=reset, dtype=dtype)
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)
+        return X, y
+
+    def _target_coding(self, rows, dtype, reset, classes=None):
         if reset:
-            self.classes_ = np.unique(y) if classes is None else np.unique(np.asarray(classes))
-            if len(self.classes_) < 2:
-                raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes; "
-                                 f"got only one class: {self.classes_[0]!r}")
-        return X, one_hot(y, self.classes_, dtype)
+            found = rows.labels() if classes is None else np.unique(np.asarray(classes))
+            self.classes_ = check_two_classes(found, type(self).__name__)
+        return TargetCoding(dtype, len(self.classes_), self.classes_)
 
     def decision_function(self, X):
-        """Readout scores: (n, n_classes), or for two classes score(class 1) − score(class 0)."""
-        if is_dask_input(X):
-            return predict_dask(self, X, "decision_function")
-        scores = self._scores(X)
-        return scores[:, 1] - scores[:, 0] if len(self.classes_) == 2 else scores
+        """Readout scores.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or a Dask collection
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples, n_classes), or (n_samples,) for two classes:
+            score(class 1) − score(class 0)
+        """
+        check_is_fitted(self, "beta_")
+        k = len(self.classes_)
+        return self._predict(X, _decision, None if k == 2 else k, self.beta_.dtype)
 
     def predict(self, X):
-        """The class with the largest readout score."""
-        if is_dask_input(X):
-            return predict_dask(self, X, "predict")
-        scores = self._scores(X)
-        return self.classes_[np.argmax(scores, axis=1)]
+        """The class with the largest readout score.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or a Dask collection
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "beta_")
+        return self._predict(X, partial(_label_of_largest, classes=self.classes_), None,
+                             self.classes_.dtype)
 
     def predict_proba(self, X):
-        """softmax of the readout scores: rows sum to one, argmax agrees with ``predict``."""
-        if is_dask_input(X):
-            return predict_dask(self, X, "predict_proba")
-        return softmax(self._scores(X).astype(np.float64), axis=1)
+        """softmax of the readout scores: rows sum to one, argmax agrees with ``predict``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or a Dask collection
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+        """
+        check_is_fitted(self, "beta_")
+        return self._predict(X, _softmax, len(self.classes_), np.float64)

@@ -12,9 +12,11 @@ chunks on Dask workers, cross-validation folds — without approximation. The re
 
 How A is made from rows of X is a *feature map*: a small, pure, picklable object with a width p,
 a dtype and ``fill(X, out, parallel)`` writing A into the first p columns of ``out``.
-``HiddenMap`` is the ELM's A = g(XW + b). ``gram_sums`` (in memory) computes the sums of a
-feature map block by block; ``fastelm.dask`` is the same computation per chunk on Dask workers,
-reached through ``readout_sums`` so that no estimator imports Dask.
+``HiddenMap`` is the ELM's A = g(XW + b). How T is made from y is a ``TargetCoding``
+(``fastelm._targets``).
+
+Training rows reach an estimator through a row source (``fastelm._rows``): arrays in memory,
+summed here, or Dask collections, summed by ``fastelm.dask`` with the same ``gram_sums``.
 """
 import sys
 from dataclasses import dataclass
@@ -157,7 +159,12 @@ def ridge_readout(X, T, feature_map, alpha, block_rows=BLOCK_ROWS):
     return np.ascontiguousarray(beta, dtype=feature_map.dtype)
 
 
-def is_distributed(*objs):
+def readout_block(feature_map, beta, finish, X):
+    """finish(A(X) beta) for one block of rows, on one thread (a Dask task of ``map_rows``)."""
+    return finish(feature_map.transform(X, parallel=False) @ beta)
+
+
+def is_dask_input(*objs):
     """True when any argument is a Dask collection. Imports nothing: if dask was never imported,
     nothing can be a Dask collection."""
     dask = sys.modules.get("dask")

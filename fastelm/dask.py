@@ -1,46 +1,47 @@
-"""ELM and OS-ELM on Dask collections: per-chunk Gram sums on the workers, one small solve here.
+"""Dask collections as a row source of the ridge readout: Gram sums per chunk on the workers.
 
-The ridge readout only needs two sums over rows (ALGORITHMS.md §1):
+A ridge readout needs only sums over rows (``fastelm._gram.GramSums``, docs/algorithms.md §1):
 
-    K = Σ_chunks HcᵀHc + alpha I   (L×L),      HᵀT = Σ_chunks HcᵀTc   (L×m)
+    n,   AᵀA = Σ_chunks AcᵀAc   (p×p),   AᵀT = Σ_chunks AcᵀTc   (p×m),   TᵀT
 
-so a fit splits across workers with no approximation. For every row chunk of X (a dask array,
-a Zarr / HDF5 array wrapped by ``da.from_zarr`` / ``da.from_array``, or a dask DataFrame read
-from Parquet or CSV) a task on a worker computes Hc = g(Xc W + b) with fastelm's activation
-kernel and returns the L×(L+m) block [HcᵀHc | HcᵀTc]. Those blocks are added in a tree
-(``split_every`` at a time), so only one L×(L+m) matrix ever reaches this process; H is never
-gathered, nor is X. The solve (K + alpha I)⁻¹ HᵀT runs once here with ``fastelm._ridge``
-(Cholesky, warned eigen fallback).
+so a fit splits across workers with no approximation. ``DaskRows`` is the Dask implementation
+of ``fastelm._gram``'s row-source interface (``ArrayRows`` is the in-memory one): for every row
+chunk of X (a dask array, a Zarr / HDF5 array wrapped by ``da.from_zarr`` / ``da.from_array``,
+or a dask DataFrame read from Parquet or CSV) a task on a worker applies the estimator's feature
+map and target coding and returns the chunk's ``GramSums`` (``fastelm._gram.gram_sums``, the
+in-memory computation itself). The sums are added in a tree (``split_every`` at a time), so
+only one (p+m)² sum ever reaches this process; neither A nor X is gathered.
 
-W and b are drawn here by the estimator's own ``_draw_weights`` / ``_start`` — exactly the draw
-the in-memory ``fit`` makes — so a Dask fit equals the in-memory fit of the same model on the
-same rows to round-off (float64: summing per-chunk Grams instead of one Gram changes only the
-order of additions).
+This module knows no estimator class: an estimator hands it a feature map (``HiddenMap``) and a
+``TargetCoding``, both pure picklable values, and gets sums back; estimators reach it only
+through ``fastelm._gram.dask_rows`` and ``fastelm._gram.map_rows`` (imported lazily), so
+``fastelm.elm`` and friends never import Dask. The estimators draw W and b exactly as in memory,
+so a Dask fit equals the in-memory fit of the same model on the same rows to round-off
+(float64: summing per-chunk Grams instead of one Gram changes only the order of additions).
 
-Targets: regressors take y of shape (n,) or (n, m); classifiers find ``classes_`` with one Dask
-pass (``np.unique`` per chunk, merged in a tree), then one-hot code each chunk on its worker.
+What the estimators do with Dask input (``fit`` / ``partial_fit`` / ``predict`` ...):
 
-OS-ELM (``OSELMRegressor``/``OSELMClassifier``): a dask input is absorbed as one
-information-form step of the recursive ridge (ALGORITHMS.md §2) from whatever state the model
-is in:
+* ELM: one tree-summed Gram, one solve here. When there are fewer rows than hidden nodes the
+  in-memory fit uses the dual form and the data is small by definition: it is gathered.
+* OS-ELM: one information-form step of the recursive ridge (docs/algorithms.md §2),
+  K ← K + Σ AcᵀAc, HᵀT ← HᵀT + Σ AcᵀTc, from whatever state the model is in: algebraically
+  ``partial_fit`` over the chunks one by one, at one solve instead of one per chunk.
+  Estimators whose update is not a Gram sum (``_gram_updates = False``: FOS-ELM prunes nodes
+  on each chunk) get the chunks in order (``DaskRows.blocks``), each computed on a worker and
+  learned here; ``options(sequential=True)`` forces that for any OS-ELM.
+* Classifiers find their classes with one Dask pass (``np.unique`` per chunk, merged in a
+  tree) unless ``options(classes=...)`` gives them.
+* Predictions: ``map_rows`` maps a picklable block function over the row chunks; it returns a
+  dask array.
 
-    K ← K + Σ HcᵀHc,     beta ← beta + K⁻¹ (Σ HcᵀTc − (Σ HcᵀHc) beta)
+Options (``options`` context, or the keyword arguments of ``fit_dask`` / ``partial_fit_dask``):
+``blas_threads``, ``split_every``, ``compute_kwargs`` (passed to ``dask.compute``, e.g.
+``{"scheduler": "threads"}``), ``sequential``, ``classes``.
 
-which is algebraically the same as ``partial_fit`` over the chunks one by one (the OS-ELM
-property: beta is the batch ridge fit on every row seen), but costs one solve instead of one per
-chunk and needs no ordering. ``rls_`` stays a valid RecursiveRidge, so in-memory or dask
-``partial_fit`` calls can follow. Estimators whose per-chunk update is not a Gram sum — FOS-ELM
-prunes nodes on each chunk — are fed the chunks in order instead: each chunk is computed on a
-worker, brought here and passed to ``partial_fit`` (``sequential=True`` forces this for any
-OS-ELM).
-
-When N < L the primal system is not the in-memory one (the in-memory fit uses the dual form),
-and the data is small by definition: it is gathered and fitted in memory.
-
-Threads: the Gram tasks compute g(·) on one thread (a serial loop over fastelm's row kernel,
-bit-identical to the parallel one). BLAS threads are process-wide, so they are limited per
-worker process (threadpoolctl, via ``Client.run``): with ``blas_threads='auto'`` a worker
-running several task threads gets 1 BLAS thread each (Dask's nanny already starts workers with
+Threads: the Gram tasks compute g(·) on one thread (``add_bias_activate_serial``, bit-identical
+to the parallel kernel). BLAS threads are process-wide, so they are limited per worker process
+(threadpoolctl, via ``Client.run``): with ``blas_threads='auto'`` a worker running several task
+threads gets 1 BLAS thread each (Dask's nanny already starts workers with
 OPENBLAS/MKL/OMP_NUM_THREADS=1); pass an int to set it (e.g. one 16-core worker with one task
 thread: ``blas_threads=16``). With Dask's local threaded scheduler BLAS is limited in this
 process while the graph runs.
@@ -60,30 +61,55 @@ Cross-validation and repeated runs fan out over a cluster with joblib's Dask bac
 
 (equivalently ``with joblib.parallel_config(backend="dask"):`` once a Client exists).
 """
+import contextvars
 import os
-import sys
 from contextlib import contextmanager
-from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import softmax
 
-from ._gram import HiddenMap, gram_sums
-from ._hidden import check_activation
+from ._gram import gram_sums, is_dask_input, ridge_readout
+from ._targets import labels_1d
 
-__all__ = ["fit_dask", "partial_fit_dask", "predict_dask", "is_dask_input", "parallel_backend"]
+__all__ = ["DaskRows", "fit_dask", "partial_fit_dask", "predict_dask", "map_rows", "options",
+           "is_dask_input", "parallel_backend"]
 
 SPLIT_EVERY = 8
 PREDICT_METHODS = ("predict", "predict_proba", "decision_function")
+_DEFAULTS = dict(blas_threads="auto", split_every=SPLIT_EVERY, compute_kwargs=None,
+                 sequential=False, classes=None)
+_OPTIONS = contextvars.ContextVar("fastelm_dask_options", default=_DEFAULTS)
 
 
-def is_dask_input(*objs):
-    """True when any argument is a Dask collection. Imports nothing: if dask was never imported,
-    nothing can be a Dask collection."""
-    dask = sys.modules.get("dask")
-    if dask is None:
-        return False
-    return any(dask.is_dask_collection(obj) for obj in objs)
+@contextmanager
+def options(**kwargs):
+    """Options of the Dask row source for the fits and predictions inside the block.
+
+    Parameters
+    ----------
+    blas_threads : 'auto' or int, default='auto'
+        BLAS threads per worker process (module docstring).
+    split_every : int, default=8
+        Fan-in of the tree that adds the per-chunk Gram sums.
+    compute_kwargs : dict or None
+        Passed to ``dask.compute``.
+    sequential : bool, default=False
+        OS-ELM: learn the chunks one by one, in order, here (each computed on a worker) instead
+        of one information step with the tree-summed Gram.
+    classes : array-like or None
+        A classifier's labels; default: found by a Dask pass over y.
+    """
+    unknown = set(kwargs) - set(_DEFAULTS)
+    if unknown:
+        raise TypeError(f"unknown Dask options {sorted(unknown)}; known: {sorted(_DEFAULTS)}")
+    split_every = kwargs.get("split_every", SPLIT_EVERY)
+    if isinstance(split_every, bool) or not isinstance(split_every, (int, np.integer)) \
+            or split_every < 2:
+        raise ValueError(f"split_every must be an integer of at least 2, got {split_every!r}")
+    token = _OPTIONS.set({**_OPTIONS.get(), **kwargs})
+    try:
+        yield
+    finally:
+        _OPTIONS.reset(token)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -104,51 +130,7 @@ def _as_float_2d(block, dtype):
     return X
 
 
-def _labels_1d(block):
-    if hasattr(block, "to_numpy"):
-        block = block.to_numpy()
-    y = np.asarray(block)
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y[:, 0]
-    if y.ndim != 1:
-        raise ValueError(f"y should be a 1d array, got a chunk of shape {y.shape}")
-    return y
-
-
-def _targets(block, spec, n):
-    """T (n×m, spec.dtype) for one chunk of y."""
-    from ._base import one_hot  # _base imports this module
-
-    if spec.classes is not None:
-        y = _labels_1d(block)
-        T = None if len(y) != n else one_hot(y, spec.classes, spec.dtype)
-    else:
-        if hasattr(block, "to_numpy"):
-            block = block.to_numpy()
-        y = np.asarray(block)
-        if len(y) == n:
-            try:
-                T = y.reshape(n, -1).astype(spec.dtype)
-            except (TypeError, ValueError) as err:
-                raise ValueError(f"y could not be converted to float: {err}") from err
-            if not np.isfinite(T).all():
-                raise ValueError("Input y contains NaN or infinity.")
-    if len(y) != n:
-        raise ValueError(f"Found input variables with inconsistent numbers of samples: a chunk "
-                         f"of X has {n} rows and the matching chunk of y {len(y)}")
-    return T
-
-
-@dataclass(frozen=True)
-class _Spec:
-    """What a Gram task needs: the feature map and the target coding."""
-    feature_map: object
-    dtype: type
-    classes: object  # sorted labels (classifier) or None (regressor)
-    y_columns: object  # see _split
-
-
-def _split(X_block, y_block, y_columns):
+def _split_frame(X_block, y_block, y_columns):
     """(X, y) of one chunk. ``y_columns`` None: given apart; k > 0: the last k columns of a
     combined frame are y; -1: the last column is y as a Series."""
     if y_columns is None:
@@ -158,51 +140,40 @@ def _split(X_block, y_block, y_columns):
     return X_block.iloc[:, :-k], (y.iloc[:, 0] if y_columns < 0 else y)
 
 
-def _gram_block(X_block, y_block, spec):
-    """(n, [HᵀH | HᵀT]) of one row chunk; products in spec.dtype as in ``ridge_fit``."""
-    X_block, y_block = _split(X_block, y_block, spec.y_columns)
-    X = _as_float_2d(X_block, spec.dtype)
-    T = _targets(y_block, spec, len(X))
-    return gram_sums(X, T, spec.feature_map, parallel=False).astype(np.float64)
+def _chunk_arrays(X_block, y_block, y_columns, dtype, coding):
+    """(X, T) arrays of one chunk."""
+    X_block, y_block = _split_frame(X_block, y_block, y_columns)
+    X = _as_float_2d(X_block, dtype)
+    T = coding(y_block)
+    if len(T) != len(X):
+        raise ValueError(f"Found input variables with inconsistent numbers of samples: a chunk "
+                         f"of X has {len(X)} rows and the matching chunk of y {len(T)}")
+    return X, T
 
 
-def _sum_grams(*parts):
+def _gram_chunk(X_block, y_block, y_columns, feature_map, coding):
+    """GramSums (float64) of one row chunk, by the in-memory ``gram_sums`` on one thread."""
+    X, T = _chunk_arrays(X_block, y_block, y_columns, feature_map.dtype, coding)
+    return gram_sums(X, T, feature_map, parallel=False).astype(np.float64)
+
+
+def _sum(*parts):
     total = parts[0]
     for part in parts[1:]:
         total = total + part
     return total
 
 
-def _unique_block(X_block, y_block, y_columns):
-    return np.unique(_labels_1d(_split(X_block, y_block, y_columns)[1]))
+def _unique_chunk(X_block, y_block, y_columns):
+    return np.unique(labels_1d(_split_frame(X_block, y_block, y_columns)[1]))
 
 
 def _union(*parts):
     return np.unique(np.concatenate(parts))
 
 
-@dataclass(frozen=True)
-class _Readout:
-    """A fitted network for prediction tasks."""
-    W: np.ndarray
-    b: np.ndarray
-    code: int
-    beta: np.ndarray
-    method: str
-    classes: object
-    ravel: bool
-
-
-def _predict_block(X_block, model):
-    X = _as_float_2d(X_block, model.W.dtype)
-    scores = HiddenMap(model.W, model.b, model.code).transform(X, parallel=False) @ model.beta
-    if model.classes is None:  # regressor
-        return scores.ravel() if model.ravel else scores
-    if model.method == "predict":
-        return model.classes[np.argmax(scores, axis=1)]
-    if model.method == "predict_proba":
-        return softmax(scores.astype(np.float64), axis=1)
-    return scores[:, 1] - scores[:, 0] if len(model.classes) == 2 else scores
+def _apply_to_block(block, func, dtype):
+    return func(_as_float_2d(block, dtype))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -246,13 +217,6 @@ def _thread_limits(blas_threads, scheduler):
         yield
 
 
-def _compute(collections, blas_threads, compute_kwargs):
-    import dask
-    compute_kwargs = dict(compute_kwargs or {})
-    with _thread_limits(blas_threads, compute_kwargs.get("scheduler")):
-        return dask.compute(*collections, **compute_kwargs)
-
-
 # ---------------------------------------------------------------------------------------------
 # inputs
 
@@ -292,19 +256,10 @@ def _known(chunks):
     return not any(np.isnan(c) for c in chunks)
 
 
-@dataclass
-class _Data:
-    blocks: list  # (X chunk, y chunk or None) delayed pairs
-    y_columns: object  # see _split
-    n_features: int
-    y_ndim: int
-    n_outputs: int
-    feature_probe: object  # empty frame with X's columns, or an empty (0, d) array
-    n_rows: object  # int when known before computing, else None
+def _align(X, y):
+    """Align X and y into matching row chunks (delayed), never computing the data.
 
-
-def _row_blocks(X, y):
-    """Align X and y into lists of matching row chunks (delayed), never computing the data.
+    Returns (chunk pairs, y_columns, n_features, y_ndim, n_outputs, feature probe, n_rows).
 
     Dask DataFrames keep their partitions when X and y are partitioned alike (the usual case:
     columns of one frame); otherwise both become dask arrays with X's row chunks and X in one
@@ -335,9 +290,8 @@ def _row_blocks(X, y):
         # (projected separately, Parquet columns may be read in different partitions)
         ys = [y] if y_ndim == 1 else [y[c] for c in y.columns]
         combined = X.assign(**{f"__fastelm_y{i}__": c for i, c in enumerate(ys)})
-        return _Data([(b, None) for b in combined.to_delayed()],
-                     -1 if y_ndim == 1 else n_outputs, n_features, y_ndim, n_outputs, probe,
-                     None)
+        return ([(b, None) for b in combined.to_delayed()], -1 if y_ndim == 1 else n_outputs,
+                n_features, y_ndim, n_outputs, probe, None)
 
     import dask.array as da
     if is_dask_input(X):
@@ -382,7 +336,7 @@ def _row_blocks(X, y):
     X, y = dask.optimize(X, y)
     blocks = zip(X.to_delayed(optimize_graph=False)[:, 0],
                  y.to_delayed(optimize_graph=False).ravel())
-    return _Data(list(blocks), None, n_features, y_ndim, n_outputs, probe, n_rows)
+    return list(blocks), None, n_features, y_ndim, n_outputs, probe, n_rows
 
 
 def _tree(parts, combine, split_every):
@@ -396,227 +350,175 @@ def _tree(parts, combine, split_every):
     return parts[0]
 
 
-def _check_input_meta(estimator, data, reset):
-    from sklearn.utils.validation import _check_feature_names, _check_n_features
-    _check_feature_names(estimator, data.feature_probe, reset=reset)
-    _check_n_features(estimator, data.feature_probe, reset=reset)
+class DaskRows:
+    """Training rows (X, y) given as Dask collections: the distributed row source.
 
+    X: dask array (n×d; any chunks), dask DataFrame, or an on-disk array (zarr.Array,
+    h5py.Dataset: wrapped lazily by ``da.from_array``); numpy/pandas if y is a Dask one.
+    y: dask array (n,) or (n, m), dask Series/DataFrame, or an in-memory array.
+    Nothing is computed on construction except unknown chunk lengths where X and y must be
+    re-aligned. Methods as in ``fastelm._gram`` (row-source interface); options from
+    ``options``.
+    """
 
-def _classes(data, given, blas_threads, split_every, compute_kwargs):
-    """Sorted labels: ``given`` if any, else one Dask pass of per-chunk np.unique."""
-    from sklearn.utils.multiclass import check_classification_targets
-    if given is not None:
-        classes = np.unique(np.asarray(given))
-    else:
+    distributed = True
+
+    def __init__(self, X, y):
+        (self._pairs, self._y_columns, self.n_features, self.y_ndim, self.n_outputs,
+         self.feature_probe, self.n_rows) = _align(X, y)
+        self._X, self._y = X, y
+        self._options = dict(_OPTIONS.get())
+        self.sequential = bool(self._options["sequential"])
+
+    def _compute(self, *collections):
         import dask
-        unique = dask.delayed(_unique_block, pure=True)
-        tree = _tree([unique(xb, yb, data.y_columns) for xb, yb in data.blocks], _union,
-                     split_every)
-        (classes,) = _compute([tree], blas_threads, compute_kwargs)
-    check_classification_targets(classes)
-    return classes
+
+        kwargs = dict(self._options["compute_kwargs"] or {})
+        with _thread_limits(self._options["blas_threads"], kwargs.get("scheduler")):
+            return dask.compute(*collections, **kwargs)
+
+    def _tree(self, parts, combine):
+        return _tree(parts, combine, self._options["split_every"])
+
+    def labels(self):
+        """Sorted labels: the ``classes`` option if given, else one Dask pass of np.unique."""
+        from sklearn.utils.multiclass import check_classification_targets
+        if self._options["classes"] is not None:
+            classes = np.unique(np.asarray(self._options["classes"]))
+        else:
+            import dask
+            unique = dask.delayed(_unique_chunk, pure=True)
+            (classes,) = self._compute(self._tree(
+                [unique(xb, yb, self._y_columns) for xb, yb in self._pairs], _union))
+        check_classification_targets(classes)
+        return classes
+
+    def gram_sums(self, feature_map, coding):
+        """GramSums (float64) of every chunk, summed in a tree on the workers."""
+        import dask
+        # one task holding the map and coding: not copied into every chunk's task
+        feature_map = dask.delayed(feature_map, traverse=False)
+        coding = dask.delayed(coding, traverse=False)
+        gram = dask.delayed(_gram_chunk, pure=True)
+        parts = [gram(xb, yb, self._y_columns, feature_map, coding) for xb, yb in self._pairs]
+        (sums,) = self._compute(self._tree(parts, _sum))
+        if sums.n == 0:
+            raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
+        return sums
+
+    def gather(self, coding):
+        """(X, T) of every row, in memory."""
+        import dask
+        X, y = dask.compute(self._X, self._y)
+        if hasattr(X, "to_numpy"):
+            X = X.to_numpy()
+        return _chunk_arrays(X, y, None, coding.dtype, coding)
+
+    def ridge_readout(self, feature_map, coding, alpha):
+        """beta of the ridge readout: the tree-summed Gram solved here; fewer rows than p: the
+        rows are gathered and solved in the dual form, exactly as in memory."""
+        p = feature_map.width
+        if self.n_rows is None or self.n_rows >= p:
+            sums = self.gram_sums(feature_map, coding)
+            if sums.n >= p:
+                return np.ascontiguousarray(sums.solve(alpha), dtype=feature_map.dtype)
+        return ridge_readout(*self.gather(coding), feature_map, alpha)
+
+    def blocks(self, coding):
+        """(X, T) of each non-empty chunk in order, each computed on a worker in turn."""
+        seen = False
+        for xb, yb in self._pairs:
+            X, T = _chunk_arrays(*self._compute(xb, yb), self._y_columns, coding.dtype, coding)
+            if len(X):
+                seen = True
+                yield X, T
+        if not seen:
+            raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
 
 
-def _gram(estimator, data, classes, blas_threads, split_every, compute_kwargs):
-    """(n, Σ HᵀH, Σ HᵀT) over every chunk, summed in a tree on the workers."""
-    import dask
-    spec = _Spec(estimator._feature_map(), estimator.W_.dtype.type, classes, data.y_columns)
-    spec = dask.delayed(spec, traverse=False)  # one task holding W, b: not copied per chunk
-    gram = dask.delayed(_gram_block, pure=True)
-    parts = [gram(xb, yb, spec) for xb, yb in data.blocks]
-    sums, = _compute([_tree(parts, _sum_grams, split_every)], blas_threads, compute_kwargs)
-    return sums
+def feature_probe(X):
+    """An empty frame with X's columns (dask DataFrame), else an empty (0, d) array."""
+    if _is_frame(X):
+        return X._meta
+    shape = getattr(X, "shape", None)
+    if shape is None or len(shape) != 2:
+        raise ValueError(f"Expected 2D array, got {0 if shape is None else len(shape)}D input X")
+    return np.empty((0, shape[1]))
 
 
-def _gather_and_fit(estimator, X, y):
-    """N < L: the data is small; fit it in memory (dual form), exactly like ``fit``."""
-    import dask
-    X, y = dask.compute(X, y)
-    return estimator.fit(X, y)
-
-
-def _is_classifier(estimator):
-    from ._base import ClassifierOutputs
-    return isinstance(estimator, ClassifierOutputs)
-
-
-# ---------------------------------------------------------------------------------------------
-# public API
-
-def fit_dask(estimator, X, y, *, classes=None, sequential=False, blas_threads="auto",
-             split_every=SPLIT_EVERY, compute_kwargs=None):
-    """Fit a fastelm ELM or OS-ELM estimator on Dask collections; returns the estimator.
+def map_rows(func, X, dtype, n_columns, out_dtype):
+    """``func`` on each row chunk of X (as a float array of ``dtype``), lazily: a dask array.
 
     Parameters
     ----------
-    estimator : ELMRegressor, ELMClassifier, OSELMRegressor, OSELMClassifier (or a subclass,
-        e.g. FOS-ELM: fed chunk by chunk, see ``sequential``)
-    X : dask array (n×d; any chunks), dask DataFrame, or an on-disk array (zarr.Array,
-        h5py.Dataset: wrapped lazily by ``da.from_array``); numpy/pandas if y is a Dask one
-    y : dask array (n,) or (n, m), dask Series/DataFrame, or in-memory array
-    classes : labels for a classifier; default: found by a Dask pass over y
-    sequential : bool
-        OS-ELM only: ``partial_fit`` on the chunks one by one, in order, on this process (each
-        chunk computed on a worker); forced for estimators whose per-chunk update is not a Gram
-        sum (FOS-ELM). Default: one information-form update with the tree-summed Gram.
-    blas_threads : 'auto' or int
-        BLAS threads per worker process (module docstring).
-    split_every : int
-        Fan-in of the tree that adds the per-chunk L×(L+m) Grams.
-    compute_kwargs : dict
-        Passed to ``dask.compute`` (e.g. ``{"scheduler": "threads"}``).
-
-    The model equals the in-memory fit on the same rows: same W, b (same ``random_state``),
-    readout to round-off.
+    func : picklable callable
+        (rows×d array) → (rows,) array (``n_columns`` None) or (rows × n_columns) array.
+    X : dask array, dask DataFrame or an in-memory array (one chunk)
+        Row chunks of unknown length stay unknown in the output.
+    dtype, out_dtype : numpy dtypes
+        Of X's blocks as ``func`` sees them, and of the result.
+    n_columns : int or None
     """
-    from .elm import _ELM, _OSELM
-    if isinstance(estimator, _OSELM):
-        for name in ("rls_", "beta_", "W_", "b_", "classes_"):
-            estimator.__dict__.pop(name, None)
-        return partial_fit_dask(estimator, X, y, classes=classes, sequential=sequential,
-                                blas_threads=blas_threads, split_every=split_every,
-                                compute_kwargs=compute_kwargs)
-    if not isinstance(estimator, _ELM):
+    from functools import partial
+    if _is_frame(X):
+        X = X.to_dask_array()
+    else:
+        X = _as_dask_array(X)
+    if X.ndim != 2:
+        raise ValueError(f"Expected 2D array, got {X.ndim}D array instead")
+    if X.numblocks[1] > 1:
+        if not _known(X.chunks[0]):
+            X = X.compute_chunk_sizes()
+        X = X.rechunk({1: -1})
+    out_dtype = np.dtype(out_dtype)
+    block = partial(_apply_to_block, func=func, dtype=dtype)
+    if n_columns is None:
+        return X.map_blocks(block, drop_axis=1, dtype=out_dtype,
+                            meta=np.empty((0,), dtype=out_dtype))
+    return X.map_blocks(block, chunks=(X.chunks[0], (n_columns,)), dtype=out_dtype,
+                        meta=np.empty((0, 0), dtype=out_dtype))
+
+
+# ---------------------------------------------------------------------------------------------
+# entry points with options
+
+def fit_dask(estimator, X, y, **kwargs):
+    """``estimator.fit(X, y)`` on Dask collections with the given ``options``; returns it.
+
+    The estimator (ELM, OS-ELM, FOS-ELM) equals its in-memory fit on the same rows: same W, b
+    (same ``random_state``), readout to round-off.
+    """
+    if not callable(getattr(estimator, "fit", None)):
         raise TypeError(f"fit_dask fits fastelm ELM and OS-ELM estimators, not "
                         f"{type(estimator).__name__}")
-    dtype = estimator._check_params()
-    data = _row_blocks(X, y)
-    if data.n_rows is not None and data.n_rows < estimator.n_hidden:
-        return _gather_and_fit(estimator, X, y)
-    _check_input_meta(estimator, data, reset=True)
-    if _is_classifier(estimator):
-        estimator.classes_ = _classes(data, classes, blas_threads, split_every, compute_kwargs)
-        if len(estimator.classes_) < 2:
-            raise ValueError(f"{type(estimator).__name__} needs samples of at least 2 classes; "
-                             f"got only one class: {estimator.classes_[0]!r}")
-        coding = estimator.classes_
-    else:
-        estimator._check_target_shape(data.y_ndim, data.n_outputs, reset=True)
-        coding = None
-    estimator._draw_weights(data.n_features, dtype)
-    sums = _gram(estimator, data, coding, blas_threads, split_every, compute_kwargs)
-    if sums.n == 0:
-        raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
-    if sums.n < estimator.n_hidden:  # row count was unknown before the pass
-        return _gather_and_fit(estimator, X, y)
-    estimator.beta_ = np.ascontiguousarray(sums.solve(estimator.alpha), dtype=dtype)
-    return estimator
+    with options(**kwargs):
+        return estimator.fit(X, y)
 
 
-def partial_fit_dask(estimator, X, y, *, classes=None, sequential=False, blas_threads="auto",
-                     split_every=SPLIT_EVERY, compute_kwargs=None):
-    """OS-ELM ``partial_fit`` with Dask collections: absorb every row of (X, y).
+def partial_fit_dask(estimator, X, y, **kwargs):
+    """``estimator.partial_fit(X, y)`` (OS-ELM) on Dask collections with the given ``options``.
 
-    From any state (fresh, or after earlier in-memory or Dask chunks), one information-form
-    update with the tree-summed Gram (module docstring); afterwards beta is the batch ridge fit
-    on every row seen. A fresh classifier finds its classes by a Dask pass unless ``classes`` is
-    given (labels may then include ones absent from this data). Parameters as in ``fit_dask``.
+    A fresh classifier takes its labels from the ``classes`` option, or finds them by a Dask
+    pass; afterwards beta is the batch ridge fit on every row seen (module docstring).
     """
-    from .elm import _OSELM
-    if not isinstance(estimator, _OSELM):
+    if not callable(getattr(estimator, "partial_fit", None)):
         raise TypeError(f"partial_fit_dask needs an OS-ELM estimator, not "
                         f"{type(estimator).__name__}")
-    first = not hasattr(estimator, "rls_")
-    dtype = estimator._check_params() if first else estimator.W_.dtype
-    data = _row_blocks(X, y)
-    classifier = _is_classifier(estimator)
-    if first and classifier:
-        coding = _classes(data, classes, blas_threads, split_every, compute_kwargs)
-        if len(coding) < 2:
-            raise ValueError(f"{type(estimator).__name__} needs samples of at least 2 classes; "
-                             f"got only one class: {coding[0]!r}")
-    else:
-        coding = estimator.classes_ if classifier else None
-
-    if sequential or not estimator._gram_updates:
-        return _partial_fit_sequential(estimator, data, coding, first, classifier)
-
-    _check_input_meta(estimator, data, reset=first)
-    if classifier:
-        if first:
-            estimator.classes_ = coding
-    else:
-        estimator._check_target_shape(data.y_ndim, data.n_outputs, reset=first)
-    if first:
-        estimator._start(data.n_features, len(coding) if classifier else data.n_outputs, dtype)
-    sums = _gram(estimator, data, coding, blas_threads, split_every, compute_kwargs)
-    if first and sums.n == 0:
-        raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
-    estimator.rls_.add_gram(sums.AtA, sums.AtT, sums.n)  # beta is solved when next read
-    return estimator
-
-
-def _partial_fit_sequential(estimator, data, classes, first, classifier):
-    """partial_fit on each chunk in order; chunks computed on the workers, one at a time."""
-    import dask
-    for xb, yb in data.blocks:
-        X_chunk, y_chunk = _split(*dask.compute(xb, yb), data.y_columns)
-        if len(X_chunk) == 0:
-            continue
-        kw = {"classes": classes} if classifier else {}
-        estimator._partial_fit(X_chunk, y_chunk, **kw)
-    if not hasattr(estimator, "rls_"):
-        raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
-    return estimator
+    with options(**kwargs):
+        return estimator.partial_fit(X, y)
 
 
 def predict_dask(estimator, X, method="predict"):
     """``estimator.<method>(X)`` chunk by chunk on the workers; returns a dask array.
 
-    method : 'predict', 'predict_proba' or 'decision_function' (the last two: classifiers).
-    X : dask array or dask DataFrame (row chunks of unknown length stay unknown in the output),
-    or an in-memory array (wrapped as one chunk).
+    method : 'predict', 'predict_proba' or 'decision_function'.
+    X : dask array or dask DataFrame, or an in-memory array (wrapped as one chunk).
     """
-    import dask
-    from sklearn.utils.validation import (_check_feature_names, _check_n_features,
-                                          check_is_fitted)
-    check_is_fitted(estimator, "beta_")
     if method not in PREDICT_METHODS:
         raise ValueError(f"method={method!r} is not one of {PREDICT_METHODS}")
-    classifier = _is_classifier(estimator)
-    if method != "predict" and not classifier:
-        raise AttributeError(f"{type(estimator).__name__} has no {method}")
-    probe = X._meta if _is_frame(X) else None
-    if _is_frame(X):
-        X = X.to_dask_array()
-    elif is_dask_input(X):
-        if X.ndim != 2:
-            raise ValueError(f"Expected 2D array, got {X.ndim}D array instead")
-    else:
+    if not is_dask_input(X):
         X = _as_dask_array(X)
-        if X.ndim != 2:
-            raise ValueError(f"Expected 2D array, got {X.ndim}D array instead")
-    if probe is None:
-        probe = np.empty((0, X.shape[1]))
-    _check_feature_names(estimator, probe, reset=False)
-    _check_n_features(estimator, probe, reset=False)
-    if X.numblocks[1] > 1:
-        if not _known(X.chunks[0]):
-            X = X.compute_chunk_sizes()
-        X = X.rechunk({1: -1})
-
-    k = estimator.beta_.shape[1]
-    if classifier:
-        ravel = method == "predict" or (method == "decision_function" and k == 2)
-    else:
-        ravel = estimator._y_1d
-    if not classifier:
-        out_dtype = estimator.W_.dtype
-    elif method == "predict":
-        out_dtype = estimator.classes_.dtype
-    elif method == "predict_proba":
-        out_dtype = np.dtype(np.float64)
-    else:
-        out_dtype = estimator.W_.dtype
-    model = dask.delayed(_Readout(estimator.W_, estimator.b_,
-                                  check_activation(estimator.activation), estimator.beta_,
-                                  method, estimator.classes_ if classifier else None,
-                                  not classifier and estimator._y_1d), traverse=False)
-    if ravel:
-        return X.map_blocks(_predict_block, model, drop_axis=1, dtype=out_dtype,
-                            meta=np.empty((0,), dtype=out_dtype))
-    return X.map_blocks(_predict_block, model, chunks=(X.chunks[0], (k,)), dtype=out_dtype,
-                        meta=np.empty((0, 0), dtype=out_dtype))
+    return getattr(estimator, method)(X)
 
 
 @contextmanager

@@ -6,9 +6,8 @@ after any chunking it equals the batch ELM on every row seen (same W, b, alpha).
 """
 from sklearn.base import ClassifierMixin, RegressorMixin
 
-from ._base import BaseRandomLayer, ClassifierOutputs, RegressorOutputs
-from .dask import fit_dask, is_dask_input, partial_fit_dask
-from ._gram import gram_sums, ridge_readout
+from ._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs
+from ._gram import gram_sums, is_dask_input
 from ._rls import RecursiveRidge
 
 _PARAMS_DOC = """
@@ -27,49 +26,80 @@ _PARAMS_DOC = """
 """
 
 
-class _ELM(BaseRandomLayer):
+class _ELM(BaseRandomLayerReadout):
     def fit(self, X, y):
         """Draw W, b and fit the readout beta = (HᵀH + alpha I)⁻¹ HᵀT (or its dual form).
 
-        Dask collections are fitted chunk by chunk on their workers (``fastelm.dask``).
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or a Dask collection
+            Dask collections are fitted chunk by chunk on their workers (``fastelm.dask``).
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+
+        Returns
+        -------
+        self
         """
-        if is_dask_input(X, y):
-            return fit_dask(self, X, y)
         dtype = self._check_params()
-        X, T = self._validate_Xy(X, y, dtype, reset=True)
-        self._draw_weights(X.shape[1], dtype)
-        self.beta_ = ridge_readout(X, T, self._feature_map(), self.alpha)
+        rows, coding = self._training_rows(X, y, dtype, reset=True)
+        self._draw_weights(rows.n_features, dtype)
+        self.beta_ = rows.ridge_readout(self._feature_map(), coding, self.alpha)
         return self
 
 
-class _OSELM(BaseRandomLayer):
+class _OSELM(BaseRandomLayerReadout):
     # each chunk's update is a Gram sum (an information step may take AᵀA, AᵀT alone);
     # False for subclasses whose update also looks at the chunk's rows (FOS-ELM pruning)
     _gram_updates = True
 
     def fit(self, X, y):
-        """Start afresh and learn (X, y) as one chunk (Dask collections: ``fastelm.dask``)."""
-        if is_dask_input(X, y):
-            return fit_dask(self, X, y)
-        for name in ("rls_", "beta_", "W_", "b_", "classes_"):
-            self.__dict__.pop(name, None)
+        """Start afresh and learn (X, y) as one chunk.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or a Dask collection
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+
+        Returns
+        -------
+        self
+        """
+        self._forget()
         return self._partial_fit(X, y)
 
-    def _partial_fit(self, X, y, **target_kw):
-        if is_dask_input(X, y):
-            return partial_fit_dask(self, X, y, **target_kw)
-        first = not hasattr(self, "rls_")
+    def _forget(self):
+        for name in ("rls_", "W_", "b_", "classes_"):
+            self.__dict__.pop(name, None)
+
+    def _partial_fit(self, X, y, classes=None):
+        first = fresh = not hasattr(self, "rls_")
         dtype = self._check_params() if first else self.W_.dtype
-        X, T = self._validate_Xy(X, y, dtype, reset=first, **target_kw)
-        if first:
-            self._start(X.shape[1], T.shape[1], dtype)
+        try:
+            rows, coding = self._training_rows(X, y, dtype, reset=first, classes=classes)
+            if first:
+                self._start(rows.n_features, coding.n_outputs, dtype)
+            if rows.distributed and self._gram_updates and not rows.sequential:
+                # one information step with the Gram sums of every chunk, tree-added
+                sums = rows.gram_sums(self._feature_map(), coding)
+                self.rls_.add_gram(sums.AtA, sums.AtT, sums.n)
+                return self
+            for X_block, T_block in rows.blocks(coding):
+                self._learn(X_block, T_block, first)
+                first = False
+        except BaseException:
+            if fresh:
+                self._forget()
+            raise
+        return self
+
+    def _learn(self, X, T, first):
+        """Absorb one block of rows (X, T) by the cheaper exact form of the recursive ridge."""
         if self._gram_updates and self.rls_.choose_form(X.shape[0]) == "information":
             # only the sums HᵀH, HᵀT are needed: made block by block, H never held whole
             sums = gram_sums(X, T, self._feature_map())
             self.rls_.add_gram(sums.AtA, sums.AtT, sums.n)
         else:
             self._absorb(self._hidden(X), T, first)
-        return self
 
     @property
     def beta_(self):
@@ -148,6 +178,6 @@ class OSELMClassifier(ClassifierOutputs, ClassifierMixin, _OSELM):
 
     def partial_fit(self, X, y, classes=None):
         """Absorb one chunk; ``classes`` (all labels ever to appear) is required on the first."""
-        if not hasattr(self, "rls_") and classes is None:
+        if not hasattr(self, "rls_") and classes is None and not is_dask_input(X, y):
             raise ValueError("classes must be passed on the first call to partial_fit")
         return self._partial_fit(X, y, classes=classes)

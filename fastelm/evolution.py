@@ -41,7 +41,7 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin, clone, is_classifier
 from sklearn.utils.validation import validate_data
 
-from ._base import (BaseRandomLayer, ClassifierOutputs, RegressorOutputs, check_nonnegative,
+from ._base import (BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs, check_nonnegative,
                     check_positive_int)
 from ._hidden import check_activation, check_generator
 from ._kernels import de as _de
@@ -267,7 +267,7 @@ _ATTRIBUTES_DOC = """
 """
 
 
-class _DEELM(BaseRandomLayer):
+class _DEELM(BaseRandomLayerReadout):
     def __init__(self, n_hidden=30, activation="tanh", alpha=1e-3, strategy="rand/1",
                  pop_size=20, n_generations=20, crossover=0.8, f_schedule="nonlinear",
                  f_min=0.2, f_max=0.6, f_constant=0.5, selection="paper", eelm_tol=0.02,

@@ -214,14 +214,6 @@ def test_cross_validate_on_the_cluster(client):
     assert set(pids) <= workers and os.getpid() not in pids
 
 
-def _dispatches():
-    import inspect
-
-    from fastelm.elm import _ELM
-    return "fit_dask" in inspect.getsource(_ELM.fit)
-
-
-@pytest.mark.skipif(not _dispatches(), reason="estimators do not dispatch dask inputs yet")
 def test_estimator_methods_dispatch_dask_inputs(client):
     X, Y, labels = _data(n=600)
     Xd, yd = da.from_array(X, chunks=(200, 7)), da.from_array(labels, chunks=200)

@@ -1,0 +1,70 @@
+"""Training rows as a source of Gram sums: in memory or Dask, behind one interface.
+
+An estimator's fit asks a *row source* for what the ridge readout needs (``fastelm._gram``) and
+never learns which implementation answered: ``ArrayRows`` (validated arrays, summed by
+``fastelm._gram.gram_sums`` block by block) or ``fastelm.dask.DaskRows`` (the same sums per chunk
+on Dask workers, tree-added). ``dask_rows`` and ``map_rows`` import ``fastelm.dask`` lazily, so
+no estimator module imports Dask and ``fastelm.dask`` imports no estimator. A row source has
+``distributed``, ``sequential`` (learn chunk by chunk), ``n_rows`` (None: unknown before a pass),
+``n_features``, ``y_ndim``, ``n_outputs``, and
+
+    labels()                                    sorted labels of y
+    gram_sums(feature_map, coding)              GramSums of all rows
+    ridge_readout(feature_map, coding, alpha)   beta, as ``fastelm._gram.ridge_readout``
+    blocks(coding)                              (X, T) arrays, in row order
+
+``coding`` is a ``fastelm._targets.TargetCoding``; ``feature_map`` e.g. a ``_gram.HiddenMap``.
+"""
+import numpy as np
+
+from ._gram import gram_sums, ridge_readout
+
+
+class ArrayRows:
+    """In-memory training rows: the row source of validated arrays X (n×d) and y."""
+
+    distributed = False
+    sequential = False
+
+    def __init__(self, X, y):
+        self.X, self.y = X, y
+        self.n_rows, self.n_features = X.shape
+        self.y_ndim = y.ndim
+        self.n_outputs = 1 if y.ndim == 1 else y.shape[1]
+
+    def labels(self):
+        """Sorted labels of y."""
+        return np.unique(self.y)
+
+    def gram_sums(self, feature_map, coding):
+        """``gram_sums`` of all rows."""
+        return gram_sums(self.X, coding(self.y), feature_map)
+
+    def ridge_readout(self, feature_map, coding, alpha):
+        """``ridge_readout`` of all rows."""
+        return ridge_readout(self.X, coding(self.y), feature_map, alpha)
+
+    def blocks(self, coding):
+        """The rows as one block (X, T)."""
+        yield self.X, coding(self.y)
+
+
+def dask_rows(X, y):
+    """The row source of Dask collections (X, y): ``fastelm.dask.DaskRows``."""
+    from .dask import DaskRows
+
+    return DaskRows(X, y)
+
+
+def dask_feature_probe(X):
+    """An empty frame with X's columns, or an empty (0, d) array: for feature-name checks."""
+    from .dask import feature_probe
+
+    return feature_probe(X)
+
+
+def map_rows(func, X, dtype, n_columns, out_dtype):
+    """``fastelm.dask.map_rows``: func on every row block of the Dask collection X, lazily."""
+    from .dask import map_rows as dask_map_rows
+
+    return dask_map_rows(func, X, dtype, n_columns, out_dtype)
