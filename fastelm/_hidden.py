@@ -46,10 +46,16 @@ def check_generator(random_state):
 
 
 def random_weights(rng, n_features, n_hidden, dtype, scale=1.0):
-    """W ~ U(-scale, scale)^{d×L}, b ~ U(-scale, scale)^L, drawn in that order."""
-    W = rng.uniform(-scale, scale, size=(n_features, n_hidden)).astype(dtype)
-    b = rng.uniform(-scale, scale, size=n_hidden).astype(dtype)
-    return W, b
+    """W ~ U(-scale, scale)^{d×L}, b ~ U(-scale, scale)^L, one hidden node at a time.
+
+    One (L, d+1) uniform matrix is drawn and node j is its row j: [W[:, j], b[j]]. The rows come
+    out of the Generator in order, so the first k nodes of an L-node draw are exactly the k-node
+    draw of the same seed (the prefix property: a hidden size chosen on prefixes of one layer,
+    ``fastelm.model_selection``, names a model ``n_hidden=k`` rebuilds).
+    """
+    nodes = rng.uniform(-scale, scale, size=(n_hidden, n_features + 1))
+    W = np.ascontiguousarray(nodes[:, :n_features].T, dtype=dtype)
+    return W, nodes[:, n_features].astype(dtype)
 
 
 def hidden_layer(X, W, b, activation_code):

@@ -107,3 +107,10 @@ def test_scalar_functions_called_from_python_use_numpy():
     assert np.allclose(sigmoid(x), 1 / (1 + np.exp(-x)), rtol=1e-15)
     assert tanh(x.astype(np.float32)).dtype == np.float32
     assert sigmoid(x.astype(np.float32)).dtype == np.float32
+
+
+def test_random_weights_nest():
+    """The first k nodes of an L-node draw are the k-node draw of the same seed."""
+    W, b = random_weights(check_generator(4), 6, 50, np.float64)
+    Wk, bk = random_weights(check_generator(4), 6, 17, np.float64)
+    assert np.array_equal(W[:, :17], Wk) and np.array_equal(b[:17], bk)
