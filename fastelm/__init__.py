@@ -6,6 +6,7 @@ from .bls import BLSClassifier, BLSRegressor
 from .elm import ELMClassifier, ELMRegressor, OSELMClassifier, OSELMRegressor
 from .evolution import DEELMClassifier, DEELMRegressor, StrategySelection, select_strategy
 from .fos_elm import FOSELMClassifier, FOSELMRegressor
+from .model_selection import BLSClassifierCV, BLSRegressorCV, ELMClassifierCV, ELMRegressorCV
 from .semi_supervised import TriTrainingClassifier
 from .sensitivity import (EFASTResult, efast, efast_analyze, efast_sample,
                           hidden_node_sensitivity)
@@ -15,6 +16,7 @@ __version__ = "0.1.0"
 __all__ = [
     "ELMClassifier", "ELMRegressor", "OSELMClassifier", "OSELMRegressor",
     "FOSELMClassifier", "FOSELMRegressor", "BLSClassifier", "BLSRegressor",
+    "ELMRegressorCV", "ELMClassifierCV", "BLSRegressorCV", "BLSClassifierCV",
     "DEELMClassifier", "DEELMRegressor", "StrategySelection", "select_strategy",
     "TriTrainingClassifier",
     "EFASTResult", "efast", "efast_analyze", "efast_sample", "hidden_node_sensitivity",

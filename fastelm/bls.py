@@ -397,12 +397,20 @@ class _BLS(BaseEstimator):
 
     # ---------------------------------------------------------------- fit and increments
     def _fit(self, X, y, **target_kw):
+        with serial_if_small(self._fit_layer(X, y, **target_kw)):
+            self.gram_ = self._build_gram(self._preferred_form())
+            return self._solve()
+
+    def _fit_layer(self, X, y, **target_kw):
+        """Fit the broad layer (scalings, windows, enhancement nodes) on (X, y), not the
+        readout; returns the fit's flops (``_work``), which pick its thread count."""
         dtype = self._check_params()
         X, T = self._validate_Xy(X, y, dtype, reset=True, **target_kw)
         T = self._code_targets(T)
         n, d = X.shape
         nk = self.n_windows * self.nodes_per_window
-        with serial_if_small(_work(n, nk + self.n_enhancement, d, nk)):
+        work = _work(n, nk + self.n_enhancement, d, nk)
+        with serial_if_small(work):
             rng = check_generator(self.random_state)
             if self.preprocessing == "minmax":
                 offset, gain = minmax_parameters(X, 0.0, 1.0)
@@ -414,8 +422,7 @@ class _BLS(BaseEstimator):
             self.enhancement_shrink_ = [self._enhancement_shrink(Z, Wh)]
             self.feature_nodes_, self.targets_ = Z, T
             self.rng_ = rng
-            self.gram_ = self._build_gram(self._preferred_form())
-            return self._solve()
+        return work
 
     def _code_targets(self, T):
         return T

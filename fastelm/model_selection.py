@@ -1,0 +1,581 @@
+"""Model selection in one pass: exact cross-validation of the ridge penalty and the hidden size.
+
+A ridge readout needs only the Gram sums of its inputs A and targets T (``fastelm._gram``,
+docs/algorithms.md §1). With the sums S_f of each test fold f and their total S:
+
+    training on every row but fold f:   S − S_f
+    validation squared error of a beta:  ||A_f β − T_f||² = tr(T_fᵀT_f) − 2 tr(βᵀ A_fᵀT_f)
+                                                            + tr(βᵀ A_fᵀA_f β)
+
+so one pass over the rows serves every fold and every penalty. Hidden sizes come free as well:
+the readout inputs of an ELM with k nodes are the leading p_k columns of those of the largest
+layer (``fastelm._hidden.random_weights`` draws node by node), and the leading p×p block of the
+Cholesky factor R of K = AᵀA + αI is the factor of K's leading block. So one factorisation per
+(fold, α) gives every size: z = R⁻ᵀ c by forward substitution (its first p entries are the
+prefix's), then β_p = R[:p, :p]⁻¹ z[:p].
+
+Like the estimators (``fastelm._ridge.ridge_fit``), a fold whose training rows n are fewer than
+the readout inputs p takes the dual form β = Aᵀ(AAᵀ + αI)⁻¹ T, from the rows' kernel AAᵀ
+(the rows are then few, and A is held whole). Scorers other than the default mean squared error
+of the readout targets cost one more pass over each fold's rows: the fold's A, then the
+predictions of every grid point, handed to the scorer through a copy of the estimator that
+returns them.
+
+The refit on all rows at the chosen point solves from the same total S: no further pass.
+``penalty_scores`` applies the same algebra to an online (OS-ELM) model's running sums.
+"""
+import copy
+import itertools
+import numbers
+
+import numpy as np
+from scipy.linalg import LinAlgWarning, solve_triangular
+from scipy.linalg.lapack import dpocon, dpotrf
+from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
+from sklearn.metrics import check_scoring
+from sklearn.model_selection import ParameterGrid, check_cv
+from sklearn.utils.validation import check_is_fitted
+
+from ._base import (BaseRandomLayer, ClassifierOutputs, RegressorOutputs, check_positive_int,
+                    one_hot)
+from ._gram import GramSums, HiddenMap, gram_sums
+from ._hidden import check_activation, check_dtype, check_generator, random_weights
+from ._ridge import RCOND_MIN, add_to_diagonal, serial_blas_if_small, spd_solve
+from .bls import BLSClassifier, BLSRegressor, _BLS, serial_if_small
+from .elm import ELMClassifier, ELMRegressor
+
+ALPHAS = tuple(10.0 ** np.arange(-6, 4))  # default ELM penalties 1e-6 … 1e3
+REGS = (2.0 ** -30,) + tuple(10.0 ** np.arange(-6, 3))  # default BLS penalties: the paper's C, 1e-6 … 1e2
+
+
+# --------------------------------------------------------------------------- grids
+
+
+def check_grid(values, name, integer=False, upper=None):
+    """A non-empty list of finite positive numbers (positive ints ≤ ``upper``); ValueError
+    naming ``name`` otherwise."""
+    try:
+        values = list(np.ravel(np.asarray(values, dtype=object)))
+    except TypeError:
+        values = None
+    if not values:
+        raise ValueError(f"{name} must be a non-empty list of positive numbers, got {values!r}")
+    out = []
+    for v in values:
+        if integer:
+            check_positive_int(v, name)
+            v = int(v)
+            if upper is not None and v > upper:
+                raise ValueError(f"{name} contains {v}, above n_hidden={upper}")
+        elif not isinstance(v, (numbers.Real, np.number)) or isinstance(v, bool) \
+                or not np.isfinite(v) or not v > 0:
+            raise ValueError(f"{name} must hold finite numbers > 0, got {v!r}")
+        out.append(v if integer else float(v))
+    return out
+
+
+def check_bool_grid(value, name):
+    """[value] for a bool, the list for a list of bools; ValueError otherwise."""
+    values = [value] if isinstance(value, (bool, np.bool_)) else value
+    try:
+        values = [bool(v) for v in values if isinstance(v, (bool, np.bool_)) or 1 / 0]
+    except (TypeError, ZeroDivisionError):
+        values = []
+    if not values:
+        raise ValueError(f"{name} must be a bool or a non-empty list of bools, got {value!r}")
+    return values
+
+
+# --------------------------------------------------------------------------- the readout path
+
+
+def _cholesky_prefixes(K, alpha, widths, check_rcond):
+    """Upper Cholesky factor R of K[:P, :P] + αI (P = max width) and, per width p, whether its
+    leading block is usable: factored and (``check_rcond``) of reciprocal condition number
+    ≥ RCOND_MIN, the test of ``fastelm._ridge.spd_factor``."""
+    P = max(widths)
+    M = add_to_diagonal(np.array(K[:P, :P], dtype=np.float64, order="F"), alpha)
+    R, info = dpotrf(M, lower=0, clean=1, overwrite_a=0)
+    factored = P if info == 0 else info - 1  # potrf fails at column info: the rest is valid
+    usable = []
+    for p in widths:
+        ok = p <= factored
+        if ok and check_rcond:
+            norm = np.abs(M[:p, :p]).sum(axis=0).max()  # M symmetric: its 1-norm
+            rcond, status = dpocon(np.asfortranarray(R[:p, :p]), norm)
+            ok = status == 0 and rcond >= RCOND_MIN
+        usable.append(ok)
+    return R, usable
+
+
+def prefix_ridge(sums, alpha, widths, check_rcond=True):
+    """beta_p = (AᵀA[:p, :p] + αI)⁻¹ AᵀT[:p] (float64) for every p in ``widths``, from one
+    Cholesky factorisation of the largest system (module docstring).
+
+    A leading block that is numerically singular is solved as ``fastelm._ridge.spd_solve`` does
+    (a warned eigen pseudo-solve) with ``check_rcond``; without it (BLS) Cholesky is trusted
+    whenever it succeeds, as ``fastelm.bls.solve_gram`` does.
+    """
+    K, C = sums.AtA, np.asarray(sums.AtT, dtype=np.float64)
+    with serial_blas_if_small(max(widths)):
+        R, usable = _cholesky_prefixes(K, alpha, widths, check_rcond)
+        top = max([p for p, ok in zip(widths, usable) if ok], default=0)
+        z = solve_triangular(R[:top, :top], C[:top], trans="T", check_finite=False)
+        betas = []
+        for p, ok in zip(widths, usable):
+            if ok:
+                betas.append(solve_triangular(R[:p, :p], z[:p], check_finite=False))
+            else:
+                K_p = add_to_diagonal(np.array(K[:p, :p], dtype=np.float64), alpha)
+                betas.append(spd_solve(K_p, C[:p]))
+    return betas
+
+
+def dual_ridge(kernel, T, alpha):
+    """Dual coefficients (AAᵀ + αI)⁻¹ T of the ridge readout from the rows' kernel AAᵀ."""
+    return spd_solve(add_to_diagonal(np.array(kernel, dtype=np.float64), alpha), T)
+
+
+def squared_error(sums, beta):
+    """||A β − T||² from the sums of (A, T): tr(TᵀT) − 2 tr(βᵀAᵀT) + tr(βᵀ AᵀA β)."""
+    p = beta.shape[0]
+    return float(np.trace(sums.TtT) - 2.0 * np.vdot(beta, sums.AtT[:p])
+                 + np.vdot(beta, sums.AtA[:p, :p] @ beta))
+
+
+class _FoldData:
+    """One fold: training sums (float64) or rows' features, validation sums or features."""
+
+    def __init__(self, train, test, n_train, train_sums=None, A_train=None, T_train=None,
+                 val_sums=None, A_val=None, T_val=None):
+        self.train, self.test, self.n_train = train, test, n_train
+        self.train_sums, self.A_train, self.T_train = train_sums, A_train, T_train
+        self.val_sums, self.A_val, self.T_val = val_sums, A_val, T_val
+
+
+def _fold_grid(fold, alphas, widths, check_rcond, predictions):
+    """For each α (outer) and width p (inner): the validation MSE of the readout targets, or,
+    with ``predictions``, the validation scores A_f[:, :p] β (n_f×m)."""
+    primal = [p for p in widths if fold.n_train >= p]
+    kernels = {}  # the dual form's A_k A_kᵀ of the training rows, one per width
+    out = []
+    for alpha in alphas:
+        betas = dict(zip(primal, prefix_ridge(fold.train_sums, alpha, primal, check_rcond))
+                     if primal else ())
+        row = []
+        for p in widths:
+            direct = predictions or p not in betas or fold.val_sums is None
+            if p in betas:
+                beta = betas[p]
+            else:  # the dual form, as in fastelm._ridge.ridge_fit
+                A = fold.A_train[:, :p]
+                if p not in kernels:
+                    kernels[p] = A @ A.T
+                coef = dual_ridge(kernels[p], fold.T_train, alpha).astype(A.dtype)
+                beta = A.T @ coef
+            if direct:
+                scores = fold.A_val[:, :p] @ beta.astype(fold.A_val.dtype)
+                row.append(scores if predictions else
+                           float(np.mean((scores - fold.T_val) ** 2)))
+            else:
+                row.append(squared_error(fold.val_sums, beta)
+                           / (fold.val_sums.n * beta.shape[1]))
+        out.append(row)
+    return out
+
+
+def _refit(sums, alpha, p, A_all, T, check_rcond=True):
+    """beta on every row at (α, p): primal from the total sums, or dual when rows < p."""
+    if sums.n >= p:
+        return prefix_ridge(sums, alpha, [p], check_rcond)[0]
+    A = A_all[:, :p]
+    return A.T @ dual_ridge(A @ A.T, T, alpha).astype(A.dtype)
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+def _check_scorer(scoring, base):
+    """None (the mean squared error of the readout targets) or a scikit-learn scorer that the
+    base estimator can serve; ValueError naming ``scoring`` otherwise."""
+    if scoring is None:
+        return None
+    try:
+        scorer = check_scoring(base, scoring=scoring)
+    except (ValueError, TypeError) as error:
+        raise ValueError(f"scoring={scoring!r}: {error}") from None
+    methods = getattr(scorer, "_response_method", "predict")
+    methods = [methods] if isinstance(methods, str) else list(methods)
+    if not any(hasattr(base, m) for m in methods):
+        raise ValueError(f"scoring={scoring!r} needs {' or '.join(methods)}, which "
+                         f"{type(base).__name__} does not have")
+    return scorer
+
+
+def _scored_view(template, scores):
+    """A copy of the fitted-looking ``template`` whose readout scores are ``scores``."""
+    view = copy.copy(template)
+    view._scores = lambda X: scores
+    return view
+
+
+# --------------------------------------------------------------------------- the search
+
+
+class _SearchCV:
+    """Shared fit of the CV estimators: splits, grid, ``cv_results_``, the best point.
+
+    Subclasses give ``_penalty`` ('alpha' or 'reg'), ``_size`` ('n_hidden' or None),
+    ``_template()`` (a base estimator to score through) and ``_folds_data(...)`` (one
+    ``_FoldData`` per split).
+    """
+
+    def _labels(self, y):
+        """y as an array, labels 1-D for classifiers (validated by ``_validate_Xy`` already)."""
+        y = np.asarray(y)
+        return y.ravel() if is_classifier(self) and y.ndim == 2 else y
+
+    def _grid(self, penalties, sizes, links):
+        """(params list in ``ParameterGrid`` order, index tuples (link, penalty, size))."""
+        grid, index = {self._penalty: penalties}, {self._penalty: range(len(penalties))}
+        if self._size:
+            grid[self._size], index[self._size] = sizes, range(len(sizes))
+        if not isinstance(self.direct_links, (bool, np.bool_)):
+            grid["direct_links"], index["direct_links"] = links, range(len(links))
+        keys = sorted(grid)
+        rows = []
+        for combo in itertools.product(*(index[k] for k in keys)):
+            where = dict(zip(keys, combo))
+            rows.append((where.get("direct_links", 0), where[self._penalty],
+                         where.get(self._size, 0)))
+        return list(ParameterGrid(grid)), rows
+
+    def _check_classes(self, y, folds):
+        if not is_classifier(self):
+            return
+        for k, (train, _) in enumerate(folds):
+            missing = np.setdiff1d(self.classes_, np.unique(y[train]))
+            if len(missing):
+                raise ValueError(f"cv: the training rows of split {k} lack classes "
+                                 f"{missing.tolist()}; every training split needs every class")
+
+    def _search(self, X, y, T, penalties, sizes, links, scorer, folds, template):
+        """Score every grid point on every split; store cv_results_ and the best point."""
+        params, rows = self._grid(penalties, sizes, links)
+        n_splits = len(folds)
+        table = np.empty((len(links), len(penalties), len(sizes or [0]), n_splits))
+        for li, link in enumerate(links):
+            for k, fold in enumerate(self._folds_data(X, y, T, folds, link, scorer is not None)):
+                with serial_if_small(fold.work):
+                    grid = _fold_grid(fold, penalties, fold.widths, fold.check_rcond,
+                                      scorer is not None)
+                for a, row in enumerate(grid):
+                    for s, value in enumerate(row):
+                        if scorer is None:
+                            table[li, a, s, k] = -value
+                        else:
+                            view = _scored_view(template, value)
+                            table[li, a, s, k] = scorer(view, X[fold.test], y[fold.test])
+        split_scores = np.array([table[r] for r in rows])  # (n_points, n_splits)
+        results = {"params": params}
+        for name in params[0]:
+            results[f"param_{name}"] = np.ma.MaskedArray([p[name] for p in params],
+                                                          mask=False, dtype=object)
+        for k in range(n_splits):
+            results[f"split{k}_test_score"] = split_scores[:, k]
+        results["mean_test_score"] = split_scores.mean(axis=1)
+        results["std_test_score"] = split_scores.std(axis=1)
+        mean = results["mean_test_score"]
+        order = np.where(np.isnan(mean), -np.inf, mean)
+        ranks = np.empty(len(mean), dtype=np.int32)
+        ranks[:] = [1 + np.sum(order > v) for v in order]  # 'min' ranking, like GridSearchCV
+        results["rank_test_score"] = ranks
+        self.cv_results_ = results
+        self.best_index_ = int(np.flatnonzero(ranks == 1)[0])
+        self.best_params_ = params[self.best_index_]
+        self.best_score_ = float(mean[self.best_index_])
+        self.n_splits_ = n_splits
+        return rows[self.best_index_]
+
+
+def _splits(cv, X, y, classifier):
+    splitter = check_cv(cv, y, classifier=classifier)
+    return [(np.asarray(tr), np.asarray(te)) for tr, te in splitter.split(X, y)]
+
+
+# --------------------------------------------------------------------------- direct links
+
+
+class DirectLinksMap:
+    """The RVFL readout inputs A = [X, inner(X)]: the inputs beside another map's features.
+
+    Parameters
+    ----------
+    inner : feature map
+        The hidden (or broad) layer, e.g. ``fastelm._gram.HiddenMap``.
+    n_features : int
+        d, the columns of X.
+    """
+
+    def __init__(self, inner, n_features):
+        self.inner, self.n_features = inner, int(n_features)
+
+    @property
+    def width(self):
+        return self.n_features + self.inner.width
+
+    @property
+    def dtype(self):
+        return self.inner.dtype
+
+    def fill(self, X, out, parallel=True):
+        out[:, :self.n_features] = X
+        self.inner.fill(X, out[:, self.n_features:], parallel)
+        return out
+
+    def transform(self, X, parallel=True):
+        return self.fill(X, np.empty((X.shape[0], self.width), dtype=self.dtype), parallel)
+
+
+# --------------------------------------------------------------------------- ELM
+
+
+class _ELMCV(_SearchCV, BaseRandomLayer):
+    _penalty, _size = "alpha", "n_hidden"
+
+    def __init__(self, n_hidden=100, activation="tanh", alphas=ALPHAS, hidden_sizes=None,
+                 direct_links=False, cv=None, scoring=None, random_state=None,
+                 dtype="float64"):
+        self.n_hidden = n_hidden
+        self.activation = activation
+        self.alphas = alphas
+        self.hidden_sizes = hidden_sizes
+        self.direct_links = direct_links
+        self.cv = cv
+        self.scoring = scoring
+        self.random_state = random_state
+        self.dtype = dtype
+
+    def _feature_map(self):
+        fmap = HiddenMap(self.W_, self.b_, check_activation(self.activation))
+        return DirectLinksMap(fmap, self.n_features_in_) if self.direct_links_ else fmap
+
+    def fit(self, X, y):
+        """Score every (alpha, hidden size[, direct_links]) on every split from one pass of
+        Gram sums, then refit the best on all rows from the same sums."""
+        L = check_positive_int(self.n_hidden, "n_hidden")
+        code = check_activation(self.activation)
+        dtype = check_dtype(self.dtype)
+        alphas = check_grid(self.alphas, "alphas")
+        sizes = check_grid([L] if self.hidden_sizes is None else self.hidden_sizes,
+                           "hidden_sizes", integer=True, upper=L)
+        links = check_bool_grid(self.direct_links, "direct_links")
+        X, T = self._validate_Xy(X, y, dtype, reset=True)
+        y = self._labels(y)
+        folds = _splits(self.cv, X, y, is_classifier(self))
+        self._check_classes(y, folds)
+        template = self._template()
+        scorer = _check_scorer(self.scoring, template)
+        W, b = random_weights(check_generator(self.random_state), X.shape[1], L, dtype)
+        self._layer, self._totals = HiddenMap(W, b, code), {}
+        self._sizes = sizes
+        link, a, s = self._search(X, y, T, alphas, sizes, links, scorer, folds, template)
+        k = sizes[s]
+        self.alpha_, self.n_hidden_, self.direct_links_ = alphas[a], k, links[link]
+        self.W_, self.b_ = np.ascontiguousarray(W[:, :k]), b[:k].copy()
+        total = self._totals.pop(links[link])
+        p = self._width(k, X.shape[1], links[link])
+        A_all = None if total.n >= p else self._feature_map().transform(X)
+        beta = _refit(total, self.alpha_, p, A_all, T)
+        self.beta_ = np.ascontiguousarray(beta, dtype=dtype)
+        del self._layer, self._sizes, self._totals
+        return self
+
+    @staticmethod
+    def _width(k, d, link):
+        return k + d if link else k
+
+
+    def _folds_data(self, X, y, T, folds, link, predictions):
+        """Per split: training sums S − S_f and validation sums S_f, from one pass (the test
+        folds' sums; rows in no test fold are summed once more). Rows' features only where the
+        dual form or a scorer needs them."""
+        fmap = DirectLinksMap(self._layer, X.shape[1]) if link else self._layer
+        widths = [self._width(k, X.shape[1], link) for k in self._sizes]
+        n = X.shape[0]
+        covered = np.zeros(n, dtype=bool)
+        for _, te in folds:
+            covered[te] = True
+        disjoint = sum(len(te) for _, te in folds) == covered.sum()
+        complement = all(len(tr) + len(te) == n and np.union1d(tr, te).size == n
+                         for tr, te in folds)
+        val = [gram_sums(X[te], T[te], fmap).astype(np.float64) for _, te in folds]
+        if disjoint:
+            total = GramSums.zeros(fmap.width, T.shape[1])
+            for s in val:
+                total = total + s
+            if not covered.all():
+                total = total + gram_sums(X[~covered], T[~covered], fmap).astype(np.float64)
+        else:
+            total = gram_sums(X, T, fmap).astype(np.float64)
+        self._totals[link] = total
+        n_train_min = min(len(tr) for tr, _ in folds)
+        A_all = fmap.transform(X) if min(n_train_min, n) < max(widths) else None
+        for (tr, te), s in zip(folds, val):
+            train_sums = total - s if complement else \
+                gram_sums(X[tr], T[tr], fmap).astype(np.float64)
+            fold = _FoldData(tr, te, len(tr), train_sums=train_sums, val_sums=s,
+                             T_train=T[tr], T_val=T[te])
+            if A_all is not None:
+                fold.A_train, fold.A_val = A_all[tr], A_all[te]
+            elif predictions:
+                fold.A_val = fmap.transform(X[te])
+            fold.widths, fold.check_rcond = widths, True
+            fold.work = float(n) * max(widths) ** 2  # flops of the Gram pass: small → serial
+            yield fold
+
+
+class ELMRegressorCV(RegressorOutputs, RegressorMixin, _ELMCV):
+    """ELM regressor with the ridge penalty and the hidden size chosen by cross-validation."""
+
+    def _template(self):
+        view = ELMRegressor()
+        view._y_1d = self._y_1d
+        return view
+
+
+class ELMClassifierCV(ClassifierOutputs, ClassifierMixin, _ELMCV):
+    """ELM classifier with the ridge penalty and the hidden size chosen by cross-validation."""
+
+    def _template(self):
+        view = ELMClassifier()
+        view.classes_ = self.classes_
+        return view
+
+
+# --------------------------------------------------------------------------- BLS
+
+
+def _broad_sums(layer, Z, T):
+    """GramSums (float64) of a fitted BLS layer's readout inputs I = [Z | E] over rows Z."""
+    p = layer._n_nodes()
+    AtA, AtT = np.zeros((p, p)), np.zeros((p, T.shape[1]))
+    for r0, r1, block in layer._broad_blocks(Z):
+        block = block.astype(np.float64, copy=False)
+        AtA += block.T @ block
+        AtT += block.T @ T[r0:r1]
+    T = np.asarray(T, dtype=np.float64)
+    return GramSums(Z.shape[0], AtA, AtT, T.T @ T)
+
+
+def _broad_rows(layer, Z):
+    """I = [Z | E] (n × width) of a fitted BLS layer, whole."""
+    return next(layer._broad_blocks(Z, rows=max(Z.shape[0], 1)))[2].copy()
+
+
+class _BLSCV(_SearchCV):
+    """Broad Learning System with the readout penalty C chosen by cross-validation.
+
+    A BLS layer is learned from its training rows (input scaling, sparse autoencoders, shrink),
+    so each split fits its own layer — one BLS layer fit and one Gram sum of the split's training
+    rows — and every penalty of ``regs`` is then scored from those sums: one Cholesky (or, when
+    the training rows are fewer than the nodes, one dual n×n Cholesky) per penalty. The
+    enhancement weights are orthonormalised together and share one shrink, so enhancement
+    counts do not nest: only the penalty is searched. The refit on all rows at ``reg_`` is one
+    more BLS fit.
+    """
+
+    _penalty, _size = "reg", None
+
+    def __init__(self, n_windows=10, nodes_per_window=10, n_enhancement=1000, shrink=0.8,
+                 regs=REGS, sparse_lambda=1e-3, preprocessing="minmax", cv=None, scoring=None,
+                 random_state=None, dtype="float64"):
+        self.n_windows = n_windows
+        self.nodes_per_window = nodes_per_window
+        self.n_enhancement = n_enhancement
+        self.shrink = shrink
+        self.regs = regs
+        self.sparse_lambda = sparse_lambda
+        self.preprocessing = preprocessing
+        self.cv = cv
+        self.scoring = scoring
+        self.random_state = random_state
+        self.dtype = dtype
+
+    direct_links = False  # not yet a parameter of the BLS estimators
+
+    @property
+    def reg(self):
+        """The chosen penalty ``reg_``: the readout's C for ``fit``'s refit and increments."""
+        try:
+            return self.__dict__["reg_"]
+        except KeyError:
+            raise AttributeError("reg is chosen by fit (reg_)") from None
+
+    def _base(self, reg):
+        names = ("n_windows", "nodes_per_window", "n_enhancement", "shrink", "sparse_lambda",
+                 "preprocessing", "random_state", "dtype")
+        return self._base_class(reg=reg, **{k: getattr(self, k) for k in names})
+
+    def fit(self, X, y):
+        """Score every penalty of ``regs`` on every split (one BLS layer and Gram sum per
+        split), then fit the BLS on all rows at the best one (``reg_``)."""
+        regs = check_grid(self.regs, "regs")
+        self.__dict__.pop("reg_", None)
+        probe = self._base(regs[0])
+        dtype = probe._check_params()
+        X, T = self._validate_Xy(X, y, dtype, reset=True)
+        T = self._code_targets(T)
+        y = self._labels(y)
+        folds = _splits(self.cv, X, y, is_classifier(self))
+        self._check_classes(y, folds)
+        template = self._template()
+        scorer = _check_scorer(self.scoring, template)
+        _, a, _ = self._search(X, y, T, regs, None, [False], scorer, folds, template)
+        self.reg_ = regs[a]
+        return self._fit(X, y)
+
+    def _folds_data(self, X, y, T, folds, link, predictions):
+        for tr, te in folds:
+            layer = self._base(1.0)  # the layer does not depend on the penalty
+            work = layer._fit_layer(X[tr], y[tr])
+            with serial_if_small(work):
+                yield self._fold(layer, X, T, tr, te, work)
+
+    @staticmethod
+    def _fold(layer, X, T, tr, te, work):
+        width = layer._n_nodes()
+        fold = _FoldData(tr, te, len(tr), T_train=layer.targets_, T_val=T[te])
+        if len(tr) >= width:
+            fold.train_sums = _broad_sums(layer, layer.feature_nodes_, layer.targets_)
+        else:
+            fold.A_train = _broad_rows(layer, layer.feature_nodes_)
+        Z_val = layer._feature_nodes(layer._scale_inputs(X[te]))
+        fold.A_val = _broad_rows(layer, Z_val)
+        fold.widths, fold.check_rcond, fold.work = [width], False, work
+        return fold
+
+
+class BLSRegressorCV(RegressorOutputs, RegressorMixin, _BLSCV, _BLS):
+    """BLS regressor with the readout penalty chosen by cross-validation."""
+
+    _base_class = BLSRegressor
+
+    def _template(self):
+        view = BLSRegressor()
+        view._y_1d = self._y_1d
+        return view
+
+
+class BLSClassifierCV(ClassifierOutputs, ClassifierMixin, _BLSCV, _BLS):
+    """BLS classifier with the readout penalty chosen by cross-validation."""
+
+    _base_class = BLSClassifier
+
+    def _code_targets(self, T):
+        return 2 * T - 1 if self.preprocessing == "reference" else T
+
+    def _template(self):
+        view = BLSClassifier(preprocessing=self.preprocessing)
+        view.classes_ = self.classes_
+        return view

@@ -1,0 +1,227 @@
+"""Cross-validation from Gram sums (fastelm.model_selection) equals GridSearchCV over the base
+estimator: same grid, splits and scorer, every mean_test_score to 1e-8 relative (float64)."""
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification, make_regression
+from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from fastelm import (BLSClassifier, BLSClassifierCV, BLSRegressor, BLSRegressorCV,
+                     ELMClassifier, ELMClassifierCV, ELMRegressor, ELMRegressorCV,
+                     OSELMClassifier, OSELMRegressor)
+from fastelm._base import one_hot
+
+RTOL = 1e-8
+
+
+def neg_mse_of_targets(estimator, X, y):
+    """The CV estimators' default score for classifiers: −mean squared error of the readout
+    scores against the coded one-hot targets (what RidgeClassifierCV minimises)."""
+    T = one_hot(np.asarray(y), estimator.classes_, np.float64)
+    if hasattr(estimator, "_code_targets"):
+        T = estimator._code_targets(T)
+    return -np.mean((estimator._scores(X) - T) ** 2)
+
+
+def regression_data(n=240, d=6, m=1, seed=0):
+    X, y = make_regression(n_samples=n, n_features=d, n_targets=m, noise=5.0,
+                           random_state=seed)
+    return X, y / y.std(axis=0)
+
+
+def classification_data(n=240, d=8, classes=3, seed=0):
+    return make_classification(n_samples=n, n_features=d, n_informative=5, n_classes=classes,
+                               random_state=seed)
+
+
+def assert_same_search(ours, grid):
+    assert ours.cv_results_["params"] == grid.cv_results_["params"]
+    for key in ["mean_test_score"] + [f"split{k}_test_score" for k in range(grid.n_splits_)]:
+        np.testing.assert_allclose(ours.cv_results_[key], grid.cv_results_[key], rtol=RTOL,
+                                   err_msg=key)
+    np.testing.assert_array_equal(ours.cv_results_["rank_test_score"],
+                                  grid.cv_results_["rank_test_score"])
+    assert ours.best_params_ == grid.best_params_
+    assert ours.best_score_ == pytest.approx(grid.best_score_, rel=RTOL)
+
+
+# 240 rows in 5 folds: 192 training rows, so the 250-node points take the dual form
+ALPHAS = [1e-3, 1e-1, 10.0]
+SIZES = [10, 60, 250]
+
+
+@pytest.mark.parametrize("scoring", ["neg_mean_squared_error", "r2"])
+@pytest.mark.parametrize("m", [1, 2])
+def test_elm_regressor_cv_equals_grid_search(scoring, m):
+    X, y = regression_data(m=m)
+    cv = KFold(5, shuffle=True, random_state=1)
+    ours = ELMRegressorCV(n_hidden=250, alphas=ALPHAS, hidden_sizes=SIZES, cv=cv,
+                          scoring=None if scoring == "neg_mean_squared_error" else scoring,
+                          random_state=3).fit(X, y)
+    grid = GridSearchCV(ELMRegressor(random_state=3), {"alpha": ALPHAS, "n_hidden": SIZES},
+                        cv=cv, scoring=scoring).fit(X, y)
+    assert_same_search(ours, grid)
+    # the refit is the base estimator at the chosen point, on every row
+    assert (ours.alpha_, ours.n_hidden_) == (grid.best_params_["alpha"],
+                                             grid.best_params_["n_hidden"])
+    np.testing.assert_allclose(ours.predict(X), grid.best_estimator_.predict(X), rtol=1e-9,
+                               atol=1e-9)
+
+
+@pytest.mark.parametrize("scoring", [None, "accuracy", "neg_log_loss", "roc_auc_ovr"])
+def test_elm_classifier_cv_equals_grid_search(scoring):
+    X, y = classification_data()
+    cv = StratifiedKFold(4, shuffle=True, random_state=2)
+    sizes = SIZES + [200]  # 180 training rows: 200 and 250 nodes take the dual form
+    ours = ELMClassifierCV(n_hidden=250, alphas=ALPHAS, hidden_sizes=sizes, cv=cv,
+                           scoring=scoring, random_state=4).fit(X, y)
+    grid = GridSearchCV(ELMClassifier(random_state=4), {"alpha": ALPHAS, "n_hidden": sizes},
+                        cv=cv, scoring=scoring or neg_mse_of_targets).fit(X, y)
+    assert_same_search(ours, grid)
+    np.testing.assert_allclose(ours.decision_function(X),
+                               grid.best_estimator_.decision_function(X), rtol=1e-9, atol=1e-9)
+
+
+def test_elm_classifier_cv_two_classes_default_stratified_folds():
+    X, y = classification_data(n=150, classes=2, seed=5)
+    ours = ELMClassifierCV(n_hidden=80, alphas=ALPHAS, hidden_sizes=[20, 80],
+                           random_state=0).fit(X, y)
+    grid = GridSearchCV(ELMClassifier(random_state=0), {"alpha": ALPHAS, "n_hidden": [20, 80]},
+                        cv=5, scoring=neg_mse_of_targets).fit(X, y)
+    assert_same_search(ours, grid)
+
+
+@pytest.mark.parametrize("preprocessing", ["minmax", "reference"])
+@pytest.mark.parametrize("n_enhancement", [40, 300])  # 300 + 100 nodes > 192 rows: dual
+def test_bls_regressor_cv_equals_grid_search(preprocessing, n_enhancement):
+    X, y = regression_data()
+    cv = KFold(5, shuffle=True, random_state=1)
+    regs = [1e-4, 1e-2, 1.0]
+    params = dict(n_enhancement=n_enhancement, preprocessing=preprocessing, random_state=3)
+    ours = BLSRegressorCV(regs=regs, cv=cv, **params).fit(X, y)
+    grid = GridSearchCV(BLSRegressor(**params), {"reg": regs}, cv=cv,
+                        scoring="neg_mean_squared_error").fit(X, y)
+    assert_same_search(ours, grid)
+    assert ours.reg_ == grid.best_params_["reg"]
+    np.testing.assert_allclose(ours.predict(X), grid.best_estimator_.predict(X), rtol=1e-9,
+                               atol=1e-9)
+
+
+@pytest.mark.parametrize("preprocessing", ["minmax", "reference"])
+@pytest.mark.parametrize("scoring", [None, "accuracy"])
+def test_bls_classifier_cv_equals_grid_search(preprocessing, scoring):
+    X, y = classification_data()
+    cv = StratifiedKFold(4, shuffle=True, random_state=2)
+    regs = [1e-4, 1e-2, 1.0]
+    params = dict(n_enhancement=120, preprocessing=preprocessing, random_state=3)
+    ours = BLSClassifierCV(regs=regs, cv=cv, scoring=scoring, **params).fit(X, y)
+    grid = GridSearchCV(BLSClassifier(**params), {"reg": regs}, cv=cv,
+                        scoring=scoring or neg_mse_of_targets).fit(X, y)
+    assert_same_search(ours, grid)
+
+
+def test_splits_that_are_not_a_partition():
+    """Training rows that are not the complement of the test rows: sums of each split."""
+    X, y = regression_data(n=120)
+    rng = np.random.default_rng(0)
+    splits = [(np.sort(rng.choice(120, 70, replace=False)), np.arange(k * 20, k * 20 + 30))
+              for k in range(3)]
+    ours = ELMRegressorCV(n_hidden=50, alphas=ALPHAS, hidden_sizes=[20, 50], cv=splits,
+                          random_state=0).fit(X, y)
+    grid = GridSearchCV(ELMRegressor(random_state=0), {"alpha": ALPHAS, "n_hidden": [20, 50]},
+                        cv=splits, scoring="neg_mean_squared_error").fit(X, y)
+    assert_same_search(ours, grid)
+
+
+# --------------------------------------------------------------------------- prefix property
+
+
+@pytest.mark.parametrize("Estimator", [ELMRegressor, ELMClassifier, OSELMRegressor,
+                                       OSELMClassifier])
+def test_first_k_nodes_are_the_k_node_model(Estimator):
+    X, y = classification_data(n=60)
+    small = Estimator(n_hidden=7, random_state=11).fit(X, y)
+    large = Estimator(n_hidden=40, random_state=11).fit(X, y)
+    np.testing.assert_array_equal(small.W_, large.W_[:, :7])
+    np.testing.assert_array_equal(small.b_, large.b_[:7])
+
+
+def test_chosen_model_is_rebuilt_by_its_parameters():
+    X, y = regression_data()
+    cv = ELMRegressorCV(n_hidden=100, alphas=ALPHAS, hidden_sizes=[10, 30, 100],
+                        random_state=6).fit(X, y)
+    rebuilt = ELMRegressor(n_hidden=cv.n_hidden_, alpha=cv.alpha_, random_state=6).fit(X, y)
+    np.testing.assert_array_equal(cv.W_, rebuilt.W_)
+    np.testing.assert_allclose(cv.beta_, rebuilt.beta_, rtol=1e-8, atol=1e-10)
+
+
+# --------------------------------------------------------------------------- estimator API
+
+SMALL = [ELMRegressorCV(n_hidden=20, alphas=[1e-2, 1.0], hidden_sizes=[5, 20], cv=3,
+                        random_state=0),
+         ELMClassifierCV(n_hidden=20, alphas=[1e-2, 1.0], hidden_sizes=[5, 20], cv=3,
+                         random_state=0),
+         BLSRegressorCV(n_windows=2, nodes_per_window=3, n_enhancement=10, regs=[1e-2, 1.0],
+                        cv=3, random_state=0),
+         BLSClassifierCV(n_windows=2, nodes_per_window=3, n_enhancement=10, regs=[1e-2, 1.0],
+                         cv=3, random_state=0)]
+
+
+@parametrize_with_checks(SMALL)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("estimator", SMALL, ids=lambda e: type(e).__name__)
+def test_pickle_round_trip(estimator):
+    X, y = classification_data(n=90)
+    model = estimator.fit(X, y)
+    again = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
+    assert again.best_params_ == model.best_params_
+
+
+def test_cv_results_layout():
+    X, y = regression_data(n=100)
+    model = ELMRegressorCV(n_hidden=30, alphas=[1e-2, 1.0], hidden_sizes=[10, 30], cv=4,
+                           random_state=0).fit(X, y)
+    results = model.cv_results_
+    assert results["params"] == [{"alpha": a, "n_hidden": k} for a in (1e-2, 1.0)
+                                 for k in (10, 30)]
+    for key in ("mean_test_score", "std_test_score", "rank_test_score", "split3_test_score",
+                "param_alpha", "param_n_hidden"):
+        assert len(results[key]) == 4, key
+    assert model.best_params_ == {"alpha": model.alpha_, "n_hidden": model.n_hidden_}
+    assert results["rank_test_score"][model.best_index_] == 1
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("params, name", [
+    (dict(alphas=[]), "alphas"), (dict(alphas=[1.0, 0.0]), "alphas"),
+    (dict(alphas=[-1.0]), "alphas"), (dict(alphas=[np.nan]), "alphas"),
+    (dict(hidden_sizes=[]), "hidden_sizes"), (dict(hidden_sizes=[5, 31]), "hidden_sizes"),
+    (dict(hidden_sizes=[0]), "hidden_sizes"), (dict(direct_links="yes"), "direct_links"),
+    (dict(scoring="neg_log_loss"), "scoring"), (dict(scoring="no_such_score"), "scoring"),
+])
+def test_bad_grids_raise_one_line_value_errors(params, name):
+    X, y = regression_data(n=60)
+    with pytest.raises(ValueError, match=name) as info:
+        ELMRegressorCV(n_hidden=30, **params).fit(X, y)
+    assert "\n" not in str(info.value)
+
+
+def test_bad_bls_grid_and_one_class_training_split():
+    X, y = classification_data(n=60, classes=2)
+    with pytest.raises(ValueError, match="regs"):
+        BLSClassifierCV(regs=[0.0]).fit(X, y)
+    order = np.argsort(y, kind="stable")
+    X, y = X[order], y[order]
+    first = np.flatnonzero(y == y[0])  # a split training on one class only
+    splits = [(first, np.setdiff1d(np.arange(60), first))]
+    with pytest.raises(ValueError, match="cv") as info:
+        ELMClassifierCV(n_hidden=10, cv=splits).fit(X, y)
+    assert "\n" not in str(info.value)
