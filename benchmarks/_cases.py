@@ -12,7 +12,9 @@ Kernels: the hidden layer g(XW + b) (``fastelm._kernels.hidden``), the ridge rea
 (``fastelm._ridge``), the recursive ridge update (``fastelm._rls``), EFAST over hidden nodes
 (``fastelm.sensitivity``, ``fastelm._kernels.efast``), one DE generation
 (``fastelm.evolution``, ``fastelm._kernels.de``), the BLS sparse-autoencoder ADMM and the
-tansig enhancement map (``fastelm.bls``, ``fastelm._kernels.bls``).
+tansig enhancement map (``fastelm.bls``, ``fastelm._kernels.bls``), and the cross-validated
+ELM fit over a grid of penalties and nested hidden sizes next to the single fit
+(``fastelm.model_selection``).
 
 Nothing here is named ``time_*``/``track_*``, so asv's discovery finds no benchmark in it.
 """
@@ -297,3 +299,52 @@ def enhancement_case(n_rows=5000, n_mapped=100, n_enhancement=2000, dtype="float
         enhance()
         return Case(lambda: tansig_shrink(out, 0, bias, shrink), check, out=out)
     return Case(enhance, check, Z=Z, Wh=Wh, out=out)
+
+
+# --------------------------------------------------------------------------- model selection
+
+
+def selection_data(n, d, n_classes, seed=0):
+    """make_classification, standardised: the task of the cross-validation benchmark."""
+    from sklearn.datasets import make_classification
+    X, y = make_classification(n_samples=n, n_features=d, n_informative=d // 2,
+                               n_redundant=d // 4, n_classes=n_classes, n_clusters_per_class=1,
+                               random_state=seed)
+    return np.ascontiguousarray((X - X.mean(axis=0)) / X.std(axis=0)), y
+
+
+def selection_grid(L, n_alphas, n_sizes):
+    """n_alphas penalties 1e-6 … 1e3 (log-spaced) and n_sizes nested sizes L/n_sizes … L."""
+    alphas = list(np.logspace(-6, 3, n_alphas))
+    sizes = [L * (i + 1) // n_sizes for i in range(n_sizes)]
+    return alphas, sizes
+
+
+def model_selection_case(n=40000, d=64, L=1000, n_classes=10, n_alphas=10, n_sizes=8,
+                         n_folds=5, single=False):
+    """``ELMClassifierCV.fit`` over n_alphas penalties × n_sizes nested sizes × n_folds folds
+    (tanh, float64, mean squared error of the targets); with ``single`` the one
+    ``ELMClassifier.fit`` on all rows at n_hidden = L that it is compared with."""
+    from fastelm import ELMClassifier, ELMClassifierCV
+
+    X, y = selection_data(n, d, n_classes)
+    alphas, sizes = selection_grid(L, n_alphas, n_sizes)
+    if single:
+        model = ELMClassifier(n_hidden=L, alpha=ALPHA, random_state=0)
+    else:
+        model = ELMClassifierCV(n_hidden=L, alphas=alphas, hidden_sizes=sizes, cv=n_folds,
+                                random_state=0)
+
+    def check(fitted):
+        """The refit is the base estimator at the chosen point; every grid point scored."""
+        if single:
+            assert fitted.beta_.shape == (L, n_classes)
+            return
+        assert len(fitted.cv_results_["params"]) == n_alphas * n_sizes
+        assert np.isfinite(fitted.cv_results_["mean_test_score"]).all()
+        base = ELMClassifier(n_hidden=fitted.n_hidden_, alpha=fitted.alpha_,
+                             random_state=0).fit(X, y)
+        np.testing.assert_allclose(fitted.beta_, base.beta_, rtol=1e-7, atol=1e-9)
+
+    return Case(lambda: model.fit(X, y), check, X=X, y=y, model=model, alphas=alphas,
+                sizes=sizes)

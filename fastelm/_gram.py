@@ -117,6 +117,43 @@ class HiddenMap:
         return self.fill(X, np.empty((X.shape[0], self.width), dtype=self.dtype), parallel)
 
 
+@dataclass(frozen=True, eq=False)
+class DirectLinksMap:
+    """The RVFL readout inputs A = [X, inner(X)]: the inputs beside another map's features
+    (direct links, Pao, Park & Sobajic 1994), so a ridge readout on A is never worse in its
+    training objective than ridge on the inputs alone.
+
+    Parameters
+    ----------
+    inner : feature map
+        The hidden (or broad) layer, e.g. ``HiddenMap``; its columns follow X's in A.
+    n_features : int
+        d, the columns of X.
+    """
+
+    inner: object
+    n_features: int
+
+    @property
+    def width(self):
+        """p = d + the inner map's width."""
+        return self.n_features + self.inner.width
+
+    @property
+    def dtype(self):
+        return self.inner.dtype
+
+    def fill(self, X, out, parallel=True):
+        """out[:, :d] ← X, then the inner map into the next columns."""
+        out[:, :self.n_features] = X
+        self.inner.fill(X, out[:, self.n_features:], parallel)
+        return out
+
+    def transform(self, X, parallel=True):
+        """A (n×p) for rows X."""
+        return self.fill(X, np.empty((X.shape[0], self.width), dtype=self.dtype), parallel)
+
+
 def gram_sums(X, T, feature_map, block_rows=BLOCK_ROWS, parallel=True):
     """``GramSums`` of the readout inputs A = feature_map(X) and targets T, in the map's dtype.
 

@@ -4,10 +4,11 @@ ELM (Huang et al. 2006): H = g(XW + b) with random W, b; beta = ridge fit of T o
 OS-ELM (Liang et al. 2006): the same readout updated chunk by chunk by recursive least squares;
 after any chunking it equals the batch ELM on every row seen (same W, b, alpha).
 """
+import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 
 from ._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs
-from ._gram import gram_sums, is_dask_input
+from ._gram import DirectLinksMap, gram_sums, is_dask_input
 from ._rls import RecursiveRidge
 
 _PARAMS_DOC = """
@@ -26,7 +27,30 @@ _PARAMS_DOC = """
 """
 
 
+_LINKS_DOC = """    direct_links : bool, default=False
+        Put the inputs beside the hidden outputs in the readout, A = [X, g(XW + b)] (the RVFL
+        form); beta_ then has d + L rows, X's first. With a selected penalty the model is then
+        never worse than ridge on the inputs: on wide data the linear part is most of the signal.
+"""
+
+
 class _ELM(BaseRandomLayerReadout):
+    def __init__(self, n_hidden=100, activation="tanh", alpha=1e-3, direct_links=False,
+                 random_state=None, dtype="float64"):
+        super().__init__(n_hidden=n_hidden, activation=activation, alpha=alpha,
+                         random_state=random_state, dtype=dtype)
+        self.direct_links = direct_links
+
+    def _check_params(self):
+        if not isinstance(self.direct_links, (bool, np.bool_)):
+            raise ValueError(f"direct_links must be True or False, got {self.direct_links!r}")
+        return super()._check_params()
+
+    def _feature_map(self):
+        """A = g(XW + b), or A = [X, g(XW + b)] with direct links."""
+        layer = super()._feature_map()
+        return DirectLinksMap(layer, self.W_.shape[0]) if self.direct_links else layer
+
     def fit(self, X, y):
         """Draw W, b and fit the readout beta = (HᵀH + alpha I)⁻¹ HᵀT (or its dual form).
 
@@ -123,11 +147,12 @@ class _OSELM(BaseRandomLayerReadout):
 
 
 class ELMRegressor(RegressorOutputs, RegressorMixin, _ELM):
-    __doc__ = "Extreme learning machine regressor, single or multi-output." + _PARAMS_DOC + """
+    __doc__ = "Extreme learning machine regressor, single or multi-output." + _PARAMS_DOC + \
+        _LINKS_DOC + """
     Attributes
     ----------
     W_, b_ : random input weights (d×L) and biases (L)
-    beta_ : readout (L×m)
+    beta_ : readout (L×m; (d+L)×m with direct links)
 
     Examples
     --------
@@ -145,7 +170,7 @@ class ELMRegressor(RegressorOutputs, RegressorMixin, _ELM):
 
 class ELMClassifier(ClassifierOutputs, ClassifierMixin, _ELM):
     __doc__ = "Extreme learning machine classifier (one-hot least-squares targets)." + \
-        _PARAMS_DOC + """
+        _PARAMS_DOC + _LINKS_DOC + """
     Attributes
     ----------
     classes_ : sorted class labels

@@ -36,9 +36,9 @@ from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid, check_cv
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import (BaseRandomLayer, ClassifierOutputs, RegressorOutputs, check_positive_int,
-                    one_hot)
-from ._gram import GramSums, HiddenMap, gram_sums
+from ._base import (BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs,
+                    check_positive_int)
+from ._gram import DirectLinksMap, GramSums, HiddenMap, gram_sums
 from ._hidden import check_activation, check_dtype, check_generator, random_weights
 from ._ridge import RCOND_MIN, add_to_diagonal, serial_blas_if_small, spd_solve
 from .bls import BLSClassifier, BLSRegressor, _BLS, serial_if_small
@@ -216,6 +216,7 @@ def _scored_view(template, scores):
     """A copy of the fitted-looking ``template`` whose readout scores are ``scores``."""
     view = copy.copy(template)
     view._scores = lambda X: scores
+    view.beta_ = np.empty((0, scores.shape[1]), dtype=scores.dtype)  # marks it fitted
     return view
 
 
@@ -303,44 +304,10 @@ def _splits(cv, X, y, classifier):
     return [(np.asarray(tr), np.asarray(te)) for tr, te in splitter.split(X, y)]
 
 
-# --------------------------------------------------------------------------- direct links
-
-
-class DirectLinksMap:
-    """The RVFL readout inputs A = [X, inner(X)]: the inputs beside another map's features.
-
-    Parameters
-    ----------
-    inner : feature map
-        The hidden (or broad) layer, e.g. ``fastelm._gram.HiddenMap``.
-    n_features : int
-        d, the columns of X.
-    """
-
-    def __init__(self, inner, n_features):
-        self.inner, self.n_features = inner, int(n_features)
-
-    @property
-    def width(self):
-        return self.n_features + self.inner.width
-
-    @property
-    def dtype(self):
-        return self.inner.dtype
-
-    def fill(self, X, out, parallel=True):
-        out[:, :self.n_features] = X
-        self.inner.fill(X, out[:, self.n_features:], parallel)
-        return out
-
-    def transform(self, X, parallel=True):
-        return self.fill(X, np.empty((X.shape[0], self.width), dtype=self.dtype), parallel)
-
-
 # --------------------------------------------------------------------------- ELM
 
 
-class _ELMCV(_SearchCV, BaseRandomLayer):
+class _ELMCV(_SearchCV, BaseRandomLayerReadout):
     _penalty, _size = "alpha", "n_hidden"
 
     def __init__(self, n_hidden=100, activation="tanh", alphas=ALPHAS, hidden_sizes=None,
@@ -435,8 +402,58 @@ class _ELMCV(_SearchCV, BaseRandomLayer):
             yield fold
 
 
+_ELM_PARAMS_DOC = """
+    Parameters
+    ----------
+    n_hidden : int, default=100
+        L, the nodes of the one random layer whose prefixes are searched.
+    activation : {'tanh', 'sigmoid', 'relu', 'sine', 'linear'}, default='tanh'
+        g in H = g(XW + b).
+    alphas : sequence of float > 0, default=(1e-6, 1e-5, …, 1e3)
+        Ridge penalties searched.
+    hidden_sizes : sequence of int in [1, n_hidden], optional
+        Hidden sizes searched: the first k nodes of the layer (``ELMRegressor(n_hidden=k,
+        random_state=s)`` has exactly those). Default: ``[n_hidden]``.
+    direct_links : bool or list of bool, default=False
+        A = [X, H] (the RVFL form, ``ELMRegressor(direct_links=True)``); a list is searched.
+    cv : int, cross-validation splitter or iterable, default=None
+        As ``sklearn.model_selection.check_cv``: 5 folds, stratified for classifiers.
+    scoring : str or callable, default=None
+        None: minus the mean squared error of the readout targets (one-hot for classifiers),
+        computed from the Gram sums. Otherwise a scikit-learn scorer, computed on each split's
+        predictions at every grid point (one more pass over each fold's rows).
+    random_state : int, numpy Generator or None
+        Seeds the layer, as in ``ELMRegressor``.
+    dtype : {'float64', 'float32'}, default='float64'
+        Precision of the hidden layer; the sums are combined and solved in float64.
+
+    Attributes
+    ----------
+    alpha_, n_hidden_, direct_links_ : the chosen point
+    best_params_, best_score_, best_index_ : as in ``GridSearchCV``
+    cv_results_ : dict in ``GridSearchCV``'s layout (``params``, ``param_*``,
+        ``split{k}_test_score``, ``mean_test_score``, ``std_test_score``, ``rank_test_score``)
+    n_splits_ : int
+    W_, b_, beta_ : the model refitted on every row at the chosen point (first ``n_hidden_``
+        nodes), from the same Gram sums
+"""
+
+
 class ELMRegressorCV(RegressorOutputs, RegressorMixin, _ELMCV):
-    """ELM regressor with the ridge penalty and the hidden size chosen by cross-validation."""
+    __doc__ = """ELM regressor whose ridge penalty, hidden size (and direct links) are chosen by
+    cross-validation from one pass of Gram sums (module docstring); every score equals
+    ``GridSearchCV`` over ``ELMRegressor`` with the same grid, splits and scorer.
+    """ + _ELM_PARAMS_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastelm import ELMRegressorCV
+    >>> X = np.linspace(-1, 1, 300)[:, None]
+    >>> y = np.sin(3 * X[:, 0])
+    >>> model = ELMRegressorCV(n_hidden=60, hidden_sizes=[5, 20, 60], random_state=0).fit(X, y)
+    >>> sorted(model.best_params_)
+    ['alpha', 'n_hidden']
+    """
 
     def _template(self):
         view = ELMRegressor()
@@ -445,7 +462,12 @@ class ELMRegressorCV(RegressorOutputs, RegressorMixin, _ELMCV):
 
 
 class ELMClassifierCV(ClassifierOutputs, ClassifierMixin, _ELMCV):
-    """ELM classifier with the ridge penalty and the hidden size chosen by cross-validation."""
+    __doc__ = """ELM classifier whose ridge penalty, hidden size (and direct links) are chosen by
+    cross-validation from one pass of Gram sums (module docstring); every score equals
+    ``GridSearchCV`` over ``ELMClassifier`` with the same grid, splits and scorer. Every
+    training split must hold every class.
+    """ + _ELM_PARAMS_DOC + """    classes_ : sorted class labels
+    """
 
     def _template(self):
         view = ELMClassifier()
@@ -556,8 +578,30 @@ class _BLSCV(_SearchCV):
         return fold
 
 
+_BLS_PARAMS_DOC = """
+    Parameters
+    ----------
+    n_windows, nodes_per_window, n_enhancement, shrink, sparse_lambda, preprocessing,
+    random_state, dtype :
+        As in ``BLSRegressor``.
+    regs : sequence of float > 0, default=(2**-30, 1e-6, 1e-5, …, 1e2)
+        Readout penalties C searched (the paper's C = 2⁻³⁰ first).
+    cv, scoring :
+        As in ``ELMRegressorCV``.
+
+    Attributes
+    ----------
+    reg_ : the chosen penalty (also readable as ``reg``, used by the increments)
+    best_params_, best_score_, best_index_, cv_results_, n_splits_ : as in ``ELMRegressorCV``
+    every fitted attribute of ``BLSRegressor``, for the BLS refitted on all rows at ``reg_``
+"""
+
+
 class BLSRegressorCV(RegressorOutputs, RegressorMixin, _BLSCV, _BLS):
-    """BLS regressor with the readout penalty chosen by cross-validation."""
+    __doc__ = """BLS regressor whose readout penalty is chosen by cross-validation: one broad
+    layer and Gram sum per split, every penalty from it (``_BLSCV``); every score equals
+    ``GridSearchCV`` over ``BLSRegressor`` with the same grid, splits and scorer.
+    """ + _BLS_PARAMS_DOC
 
     _base_class = BLSRegressor
 
@@ -568,7 +612,12 @@ class BLSRegressorCV(RegressorOutputs, RegressorMixin, _BLSCV, _BLS):
 
 
 class BLSClassifierCV(ClassifierOutputs, ClassifierMixin, _BLSCV, _BLS):
-    """BLS classifier with the readout penalty chosen by cross-validation."""
+    __doc__ = """BLS classifier whose readout penalty is chosen by cross-validation: one broad
+    layer and Gram sum per split, every penalty from it; every score equals ``GridSearchCV``
+    over ``BLSClassifier`` with the same grid, splits and scorer. On small, wide data
+    (connectomes) the paper's C = 2⁻³⁰ overfits and a larger C is chosen.
+    """ + _BLS_PARAMS_DOC + """    classes_ : sorted class labels
+    """
 
     _base_class = BLSClassifier
 
@@ -579,3 +628,48 @@ class BLSClassifierCV(ClassifierOutputs, ClassifierMixin, _BLSCV, _BLS):
         view = BLSClassifier(preprocessing=self.preprocessing)
         view.classes_ = self.classes_
         return view
+
+
+# --------------------------------------------------------------------------- online models
+
+
+def penalty_scores(model, X, y, alphas, scoring=None):
+    """Score ridge penalties on held-out rows from a fitted online model's sums, no refit.
+
+    An OS-ELM (``OSELMRegressor``, ``OSELMClassifier``, FOS-ELM) keeps, over every row it has
+    learned, K = AᵀA + αI and AᵀT (``model.rls_``). For each α' of ``alphas`` the readout
+    β(α') = (AᵀA + α'I)⁻¹ AᵀT is solved from them (one Cholesky each) and scored on (X, y),
+    a chunk the model has not learned. The model is not changed.
+
+    Parameters
+    ----------
+    model : fitted OSELMRegressor, OSELMClassifier, FOSELMRegressor or FOSELMClassifier
+    X, y : the held-out chunk
+    alphas : sequence of float > 0
+    scoring : str or callable, default=None
+        None: minus the mean squared error of the readout targets, from the chunk's Gram sums.
+        Otherwise a scikit-learn scorer, on the chunk's predictions at each α'.
+
+    Returns
+    -------
+    ndarray of shape (len(alphas),): higher is better.
+    """
+    check_is_fitted(model, "rls_")
+    alphas = check_grid(alphas, "alphas")
+    rls, dtype = model.rls_, model.W_.dtype
+    X, T = model._validate_Xy(X, y, dtype, reset=False)
+    scorer = _check_scorer(scoring, model)
+    learned = GramSums(rls.n_seen, add_to_diagonal(np.array(rls.K), -rls.alpha), rls.HtT, None)
+    fmap, p = model._feature_map(), rls.K.shape[0]
+    if scorer is None:
+        heldout = gram_sums(X, T, fmap).astype(np.float64)
+    else:
+        A = fmap.transform(X)
+    scores = []
+    for alpha in alphas:
+        beta = prefix_ridge(learned, alpha, [p])[0]
+        if scorer is None:
+            scores.append(-squared_error(heldout, beta) / (X.shape[0] * T.shape[1]))
+        else:
+            scores.append(scorer(_scored_view(model, A @ beta.astype(dtype)), X, y))
+    return np.array(scores)

@@ -86,3 +86,9 @@ def test_sparse_autoencoder(benchmark, cases, n_features):
 @pytest.mark.parametrize("kernel_only", [False, True], ids=["map", "tansig kernel"])
 def test_enhancement_map(benchmark, cases, dtype, kernel_only):
     timed(benchmark, cases.enhancement_case(2000, 100, 1000, dtype, kernel_only=kernel_only))
+
+
+@group("ELM fit vs cross-validated fit, 4000×16, L = 200, 3 classes")
+@pytest.mark.parametrize("single", [True, False], ids=["one fit", "CV 10 alphas x 8 sizes x 5"])
+def test_model_selection(benchmark, cases, single):
+    timed(benchmark, cases.model_selection_case(4000, 16, 200, 3, single=single))

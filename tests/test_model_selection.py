@@ -225,3 +225,66 @@ def test_bad_bls_grid_and_one_class_training_split():
     with pytest.raises(ValueError, match="cv") as info:
         ELMClassifierCV(n_hidden=10, cv=splits).fit(X, y)
     assert "\n" not in str(info.value)
+
+
+# --------------------------------------------------------------------------- direct links
+
+
+def test_direct_links_searched_like_grid_search():
+    X, y = regression_data(d=30)  # 192 training rows: 200 nodes + 30 inputs take the dual form
+    cv = KFold(5, shuffle=True, random_state=1)
+    sizes = [10, 60, 200]
+    ours = ELMRegressorCV(n_hidden=200, alphas=ALPHAS, hidden_sizes=sizes,
+                          direct_links=[False, True], cv=cv, random_state=3).fit(X, y)
+    grid = GridSearchCV(ELMRegressor(random_state=3),
+                        {"alpha": ALPHAS, "n_hidden": sizes, "direct_links": [False, True]},
+                        cv=cv, scoring="neg_mean_squared_error").fit(X, y)
+    assert_same_search(ours, grid)
+    assert ours.direct_links_ == grid.best_params_["direct_links"]
+    np.testing.assert_allclose(ours.predict(X), grid.best_estimator_.predict(X), rtol=1e-9,
+                               atol=1e-9)
+
+
+@pytest.mark.parametrize("n", [50, 300])  # dual and primal
+def test_direct_links_readout_is_ridge_on_inputs_beside_hidden_outputs(n):
+    X, y = regression_data(n=n, d=4)
+    model = ELMRegressor(n_hidden=80, alpha=0.1, direct_links=True, random_state=0).fit(X, y)
+    plain = ELMRegressor(n_hidden=80, random_state=0).fit(X, y)
+    A = np.hstack([X, np.tanh(X @ plain.W_ + plain.b_)])
+    beta = np.linalg.solve(A.T @ A + 0.1 * np.eye(84), A.T @ y)
+    np.testing.assert_allclose(model.beta_.ravel(), beta, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(model.predict(X), A @ beta, rtol=1e-8, atol=1e-10)
+    with pytest.raises(ValueError, match="direct_links"):
+        ELMRegressor(direct_links="yes").fit(X, y)
+
+
+# --------------------------------------------------------------------------- online models
+
+
+@pytest.mark.parametrize("scoring", [None, "neg_mean_squared_error", "accuracy"])
+def test_penalty_scores_of_an_online_model_equal_batch_fits(scoring):
+    from fastelm.model_selection import penalty_scores
+
+    X, y = classification_data(n=400, classes=3)
+    classifier = scoring == "accuracy"
+    Online, Batch = (OSELMClassifier, ELMClassifier) if classifier else \
+        (OSELMRegressor, ELMRegressor)
+    target = y if classifier else X[:, 0] + np.sin(X[:, 1])
+    model = Online(n_hidden=90, random_state=0)
+    for start in range(0, 300, 60):
+        rows = slice(start, start + 60)
+        if classifier:
+            model.partial_fit(X[rows], target[rows], classes=np.unique(y))
+        else:
+            model.partial_fit(X[rows], target[rows])
+    before = model.beta_.copy()
+    alphas = [1e-3, 1e-1, 10.0]
+    got = penalty_scores(model, X[300:], target[300:], alphas, scoring=scoring)
+    expected = []
+    for alpha in alphas:
+        batch = Batch(n_hidden=90, alpha=alpha, random_state=0).fit(X[:300], target[:300])
+        pred = batch.predict(X[300:])
+        expected.append(np.mean(pred == target[300:]) if classifier else
+                        -np.mean((pred - target[300:]) ** 2))
+    np.testing.assert_allclose(got, expected, rtol=1e-8)
+    np.testing.assert_array_equal(model.beta_, before)

@@ -1,0 +1,112 @@
+"""Cross-validated ELM fit (``ELMClassifierCV``) against one ``ELMClassifier.fit`` on all rows
+and against ``GridSearchCV`` over the same grid and folds, in one process.
+
+    python benchmarks/bench_model_selection.py                 # the issue's size, 1 and 2 threads
+    python benchmarks/bench_model_selection.py --n 8000 --L 300 --repeats 2   # a quick look
+
+Size: N = 40000 rows, d = 64, L = 1000 tanh nodes, 10 classes, float64; grid: 10 penalties
+1e-6 … 1e3 × 8 nested sizes 125 … 1000 × 5 folds, mean squared error of the one-hot targets
+(``GridSearchCV`` gets the same score as a callable scorer). The CV fit and the single fit are
+timed ``--repeats`` times each (minimum of wall time and of process CPU time); GridSearchCV
+(400 fits) once. Threads: BLAS through threadpoolctl, Numba through ``numba.set_num_threads``.
+The asv class below times the two fits at the same size.
+"""
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+try:
+    from . import _cases
+except ImportError:  # run as a script
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from benchmarks import _cases
+
+
+class TimeModelSelection:
+    """ELMClassifierCV.fit (10 penalties × 8 nested sizes × 5 folds) next to the single fit."""
+
+    timeout = 600
+    number, repeat = 1, 3
+
+    def setup(self):
+        self.cv = _cases.model_selection_case()
+        self.single = _cases.model_selection_case(single=True)
+
+    def time_cv_fit(self):
+        self.cv.run()
+
+    def time_single_fit(self):
+        self.single.run()
+
+
+def _timed(run, repeats):
+    """(min wall, min CPU) seconds over ``repeats`` calls of ``run``."""
+    walls, cpus = [], []
+    for _ in range(repeats):
+        w, c = time.perf_counter(), time.process_time()
+        run()
+        walls.append(time.perf_counter() - w)
+        cpus.append(time.process_time() - c)
+    return min(walls), min(cpus)
+
+
+def neg_mse_of_targets(estimator, X, y):
+    """ELMClassifierCV's default score: −mean squared error of the one-hot readout targets."""
+    from fastelm._base import one_hot
+    return -np.mean((estimator._scores(X) - one_hot(y, estimator.classes_, np.float64)) ** 2)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=40000)
+    parser.add_argument("--d", type=int, default=64)
+    parser.add_argument("--L", type=int, default=1000)
+    parser.add_argument("--classes", type=int, default=10)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--no-grid-search", action="store_true",
+                        help="skip GridSearchCV (the slow part: 400 fits)")
+    args = parser.parse_args(argv)
+
+    import numba
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+    from threadpoolctl import threadpool_limits
+
+    from fastelm import ELMClassifier
+
+    cv_case = _cases.model_selection_case(args.n, args.d, args.L, args.classes)
+    single = _cases.model_selection_case(args.n, args.d, args.L, args.classes, single=True)
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
+                if line.startswith("model name")), "unknown CPU") if os.path.exists(
+                    "/proc/cpuinfo") else "unknown CPU"
+    print(f"{cpu}; N={args.n} d={args.d} L={args.L} classes={args.classes}; "
+          f"{len(cv_case.alphas)} alphas x {len(cv_case.sizes)} sizes x 5 folds")
+    for threads in args.threads:
+        with threadpool_limits(threads):
+            numba.set_num_threads(threads)
+            cv_case.run(), single.run()  # warm
+            t_cv = _timed(cv_case.run, args.repeats)
+            t_one = _timed(single.run, args.repeats)
+            line = (f"threads={threads}: CV fit {t_cv[0]:.2f} s wall / {t_cv[1]:.2f} s CPU; "
+                    f"one fit {t_one[0]:.2f} / {t_one[1]:.2f}; CV / one fit "
+                    f"{t_cv[0] / t_one[0]:.2f}x wall, {t_cv[1] / t_one[1]:.2f}x CPU")
+            if not args.no_grid_search:
+                search = GridSearchCV(
+                    ELMClassifier(random_state=0),
+                    {"alpha": cv_case.alphas, "n_hidden": cv_case.sizes},
+                    cv=StratifiedKFold(5), scoring=neg_mse_of_targets, refit=False)
+                t_grid = _timed(lambda: search.fit(cv_case.X, cv_case.y), 1)
+                ours = cv_case.model.cv_results_["mean_test_score"]
+                same = np.allclose(ours, search.cv_results_["mean_test_score"], rtol=1e-8)
+                line += (f"; GridSearchCV {t_grid[0]:.1f} s wall / {t_grid[1]:.1f} s CPU = "
+                         f"{t_grid[0] / t_cv[0]:.0f}x wall, {t_grid[1] / t_cv[1]:.0f}x CPU "
+                         f"the CV fit (scores equal to 1e-8: {same})")
+            print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()
