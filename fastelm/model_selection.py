@@ -216,7 +216,8 @@ def _scored_view(template, scores):
     """A copy of the fitted-looking ``template`` whose readout scores are ``scores``."""
     view = copy.copy(template)
     view._scores = lambda X: scores
-    view.beta_ = np.empty((0, scores.shape[1]), dtype=scores.dtype)  # marks it fitted
+    if not isinstance(getattr(type(view), "beta_", None), property):  # OS-ELM: fitted already
+        view.beta_ = np.empty((0, scores.shape[1]), dtype=scores.dtype)  # marks it fitted
     return view
 
 
