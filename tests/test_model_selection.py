@@ -288,3 +288,33 @@ def test_penalty_scores_of_an_online_model_equal_batch_fits(scoring):
                         -np.mean((pred - target[300:]) ** 2))
     np.testing.assert_allclose(got, expected, rtol=1e-8)
     np.testing.assert_array_equal(model.beta_, before)
+
+
+# --------------------------------------------------------------------------- BLS on connectomes
+
+
+@pytest.fixture(scope="module")
+def bls_selection():
+    """benchmarks/bench_bls_selection.py (the repository's benchmarks/ is not installed)."""
+    import importlib
+    from pathlib import Path
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(Path(__file__).resolve().parents[1]))
+        return importlib.import_module("benchmarks.bench_bls_selection")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("effect_size", [0.6, 0.0])
+def test_bls_cv_on_synthetic_connectomes(bls_selection, effect_size):
+    """140 subjects × 6670 connectivity features, 2×5-fold outer CV: the inner-CV penalty scores
+    at least as well as the best fixed C of a coarse grid (picked on the outer test folds) and
+    clearly above the paper's overfitting C = 2⁻³⁰; null data: chance."""
+    X, y = bls_selection.connectomes(140, 116, effect_size)
+    scores = bls_selection.compare(X, y)
+    selected = scores.pop("BLSClassifierCV")
+    if effect_size:
+        assert selected >= max(scores.values())
+        assert selected >= scores[2.0 ** -30] + 0.05
+    else:
+        assert abs(selected - 0.5) <= 0.05
