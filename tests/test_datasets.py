@@ -28,7 +28,7 @@ from fastelm.datasets import (
 
 @pytest.fixture
 def shared():
-    """The reference data directory (../shared/data, set by conftest), or skip."""
+    """The data directory with the original files ($FASTELM_DATA, see conftest), or skip."""
     home = get_data_home()
     if home is None or not (home / "uci").is_dir():
         pytest.skip("reference data directory not available")
@@ -55,7 +55,7 @@ def _groups_sum_to_one(data, feature_names, attribute):
 
 
 # --------------------------------------------------------------------------------------
-# The original files (../shared/data)
+# The original files (in $FASTELM_DATA)
 # --------------------------------------------------------------------------------------
 
 

@@ -1,4 +1,4 @@
-"""DE-ELM-SSC, DE-ELM-SSC+ and Tri-DE-ELM (ALGORITHMS.md §6): each is strategy selection + a
+"""DE-ELM-SSC, DE-ELM-SSC+ and Tri-DE-ELM (docs/algorithms.md §6): each is strategy selection + a
 DE-ELM base learner scored on V + Tri-training; the tests inspect the fitted pieces."""
 import pickle
 
