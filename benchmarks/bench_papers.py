@@ -43,7 +43,7 @@ def fos_elm_inputs(name):
     not available offline."""
     cfg = fos_elm.configs(quick=True, names=[name])[name]
     try:
-        return cfg, fos_elm._load(name, None)
+        return cfg, fos_elm.protocol._load(name, None)
     except DataNotFoundError as error:
         raise NotImplementedError(f"{name} is not available: {error}") from None
 
@@ -59,17 +59,18 @@ class TimeFOSELMPaper:
     def setup(self, name):
         self.cfg, self.bunch = fos_elm_inputs(name)
         regression = self.cfg["task"] == "regression"
-        Xtr, ytr, Xte, yte = fos_elm.preprocess(
-            *fos_elm.split(name, self.bunch, self.cfg, fos_elm._rng(SEED, name, 0)), regression)
+        rng = fos_elm.protocol._rng(SEED, name, 0)
+        Xtr, ytr, Xte, yte = fos_elm.preprocess(*fos_elm.split(name, self.bunch, self.cfg, rng),
+                                                regression)
         self.stream_data = (Xtr, ytr, self.cfg["initial"], self.cfg["chunk"],
                             None if regression else np.unique(np.concatenate([ytr, yte])))
-        fos_elm.run_repeat(name, self.bunch, self.cfg, fos_elm._rng(SEED, name, 0))  # warm
+        fos_elm.run_repeat(name, self.bunch, self.cfg, fos_elm.protocol._rng(SEED, name, 0))  # warm
 
     def time_repeat(self, name):
-        fos_elm.run_repeat(name, self.bunch, self.cfg, fos_elm._rng(SEED, name, 0))
+        fos_elm.run_repeat(name, self.bunch, self.cfg, fos_elm.protocol._rng(SEED, name, 0))
 
     def time_fos_elm_stream(self, name):
-        fos, _ = fos_elm._models(self.cfg, 1, 2)
+        fos, _ = fos_elm.protocol._models(self.cfg, 1, 2)
         fos_elm.stream(fos, *self.stream_data)
 
 
@@ -91,7 +92,7 @@ class TrackFOSELMPaper:
                 continue
             records = [rec for r in range(fos_elm.QUICK_REPEATS)
                        for rec in fos_elm.run_repeat(name, bunch, cfg,
-                                                     fos_elm._rng(SEED, name, r))[0]]
+                                                     fos_elm.protocol._rng(SEED, name, r))[0]]
             out[name] = {model: (np.mean([r["score"] for r in records if r["model"] == model]),
                                  np.mean([r["nodes"] for r in records if r["model"] == model]))
                          for model in fos_elm.MODELS}

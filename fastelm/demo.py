@@ -1,6 +1,7 @@
 """Demo on offline data: ELM and OS-ELM against scikit-learn baselines, as a Markdown table.
 
-    python -m fastelm [--data DIR] [--out FILE.md]
+    fastelm demo [--data DIR]                       (also ``python -m fastelm demo``)
+    python -m fastelm.demo [--data DIR] [--hidden L] [--seed S] [--out FILE.md]
 
 Uses every classification set that is available offline (see ``fastelm.datasets``): Wdbc always
 (it ships with scikit-learn), the others when their files or clean package copies are present.
@@ -21,7 +22,7 @@ SETS = ["wdbc", "australian", "breast_cancer_wisconsin", "vote", "pima", "segmen
         "mushroom"]
 
 
-def _split(bunch, seed):
+def _train_test(bunch, seed):
     if "data_test" in bunch:
         return bunch.data, bunch.data_test, bunch.target, bunch.target_test
     return train_test_split(bunch.data, bunch.target, test_size=0.25, stratify=bunch.target,
@@ -42,7 +43,7 @@ def run(data_home=None, n_hidden=200, seed=0):
             bunch = datasets.load_dataset(name, data_home=data_home)
         except OSError:
             continue
-        X_train, X_test, y_train, y_test = _split(bunch, seed)
+        X_train, X_test, y_train, y_test = _train_test(bunch, seed)
         scaler = StandardScaler().fit(X_train)
         X_train, X_test = scaler.transform(X_train), scaler.transform(X_test)
         chunks = np.array_split(np.arange(len(X_train)), 10)
@@ -74,7 +75,8 @@ def table(rows, n_hidden):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m fastelm", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m fastelm.demo",
+                                     description=__doc__.split("\n")[0])
     parser.add_argument("--data", help="directory with UCI/IDX files (else $FASTELM_DATA)")
     parser.add_argument("--hidden", type=int, default=200, help="hidden nodes (default 200)")
     parser.add_argument("--seed", type=int, default=0)

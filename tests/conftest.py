@@ -10,7 +10,7 @@ SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 @pytest.fixture(scope="session", autouse=True)
 def fastelm_data_env():
-    """Point FASTELM_DATA at ../shared/data (beside the repo) unless it is already set."""
+    """Point FASTELM_DATA at shared/data in the folder that holds the checkout, unless set."""
     if "FASTELM_DATA" in os.environ or not SHARED_DATA.is_dir():
         yield os.environ.get("FASTELM_DATA")
         return

@@ -11,11 +11,17 @@ from sklearn.utils.estimator_checks import (check_estimator_cloneable,
                                             check_parameters_default_constructible,
                                             check_set_params, parametrize_with_checks)
 
+from fastelm import ELMClassifier, TriTrainingClassifier
 from fastelm.evolution import DEELMClassifier, scaling_factor, select_strategy
-from fastelm.semi_supervised import (_SEED_BOUND, DEELMSSC, DEELMSSCPlus, FGridSearch,
-                                     TriDEELM, grid_search_f)
+from fastelm.deelm_ssc import (_SEED_BOUND, DEELMSSC, DEELMSSCPlus, FGridSearch, TriDEELM,
+                               grid_search_f)
 
 SMALL = dict(n_hidden=8, pop_size=6, n_generations=2)
+
+
+def _de(cls, **params):
+    """The method's preset base learner with ``params`` on top."""
+    return DEELMClassifier(**{**cls.preset, **SMALL, **params})
 
 
 pytestmark = pytest.mark.usefixtures("one_numba_thread")  # tests/conftest.py
@@ -48,7 +54,8 @@ def _expected_failed_checks(estimator):
 
 # The full check suite on DEELMSSC, which runs every line the three share (they differ only in
 # the DE settings passed to the base learner); construction checks on the other two.
-@parametrize_with_checks([DEELMSSC(n_hidden=5, pop_size=5, n_generations=1,
+@parametrize_with_checks([DEELMSSC(DEELMClassifier(n_hidden=5, pop_size=5, n_generations=1,
+                                                   **DEELMSSC.preset),
                                    n_selection_repeats=1, random_state=0)],
                          expected_failed_checks=_expected_failed_checks)
 def test_sklearn_compatible(estimator, check):
@@ -67,7 +74,7 @@ def test_construction_checks(estimator, check):
 # --- the compositions -------------------------------------------------------------------------
 
 def test_strategy_is_selected_on_l_and_v_and_recorded(data):
-    clf = DEELMSSC(n_selection_repeats=4, random_state=3, **SMALL)
+    clf = DEELMSSC(_de(DEELMSSC), n_selection_repeats=4, random_state=3)
     clf.fit(data["X"], data["y"], data["X_val"], data["y_val"])
     sel = clf.strategy_selection_
     assert sel.strategy == clf.strategy_ and sel.rmse.shape == (4, 3)
@@ -89,14 +96,15 @@ def test_strategy_is_selected_on_l_and_v_and_recorded(data):
 
 
 def test_named_strategy_skips_the_vote(data):
-    clf = DEELMSSC(strategy="best/2", random_state=0, **SMALL).fit(data["X_all"], data["y_all"])
+    clf = DEELMSSC(_de(DEELMSSC), strategy="best/2", random_state=0).fit(data["X_all"],
+                                                                         data["y_all"])
     assert clf.strategy_selection_ is None and clf.strategy_ == "best/2"
     assert all(h.strategy == "best/2" for h in clf.estimators_)
 
 
 def test_plus_uses_the_nonlinear_f_schedule(data):
-    clf = DEELMSSCPlus(n_hidden=8, pop_size=6, n_generations=20, f_min=0.2, f_max=0.6,
-                       n_selection_repeats=2, random_state=0)
+    clf = DEELMSSCPlus(_de(DEELMSSCPlus, n_generations=20), n_selection_repeats=2,
+                       random_state=0)
     clf.fit(data["X"], data["y"], data["X_val"], data["y_val"])
     for h in clf.estimators_:
         assert (h.f_schedule, h.f_min, h.f_max) == ("nonlinear", 0.2, 0.6)
@@ -108,8 +116,8 @@ def test_plus_uses_the_nonlinear_f_schedule(data):
 
 
 def test_tri_de_elm_is_rand1_with_f_one(data):
-    clf = TriDEELM(random_state=0, **SMALL).fit(data["X"], data["y"], data["X_val"],
-                                                data["y_val"])
+    clf = TriDEELM(_de(TriDEELM), random_state=0).fit(data["X"], data["y"], data["X_val"],
+                                                      data["y_val"])
     assert clf.strategy_ == "rand/1" and clf.strategy_selection_ is None
     for h in clf.estimators_:
         assert (h.strategy, h.f_schedule, h.f_constant) == ("rand/1", "constant", 1.0)
@@ -119,10 +127,10 @@ def test_tri_de_elm_is_rand1_with_f_one(data):
 def test_the_three_differ_only_in_de_settings(data):
     """Same seed: TriDEELM = DEELMSSC(rand/1, F = 1) = DEELMSSCPlus(rand/1, Fmin = Fmax = 1)."""
     args = (data["X"], data["y"], data["X_val"], data["y_val"])
-    tri = TriDEELM(random_state=5, **SMALL).fit(*args)
-    ssc = DEELMSSC(strategy="rand/1", random_state=5, **SMALL).fit(*args)
-    plus = DEELMSSCPlus(strategy="rand/1", f_min=1.0, f_max=1.0, random_state=5,
-                        **SMALL).fit(*args)
+    tri = TriDEELM(_de(TriDEELM), random_state=5).fit(*args)
+    ssc = DEELMSSC(_de(DEELMSSC), strategy="rand/1", random_state=5).fit(*args)
+    plus = DEELMSSCPlus(_de(DEELMSSCPlus, f_min=1.0, f_max=1.0), strategy="rand/1",
+                        random_state=5).fit(*args)
     P = tri.predict_proba(data["X_test"])
     np.testing.assert_array_equal(ssc.predict_proba(data["X_test"]), P)
     np.testing.assert_array_equal(plus.predict_proba(data["X_test"]), P)
@@ -130,8 +138,8 @@ def test_the_three_differ_only_in_de_settings(data):
 
 def test_base_learners_are_scored_on_v(data):
     """Each DE-ELM's validation RMSE is its network's RMSE on V (readout from its own rows)."""
-    clf = TriDEELM(random_state=1, **SMALL).fit(data["X"], data["y"], data["X_val"],
-                                                data["y_val"])
+    clf = TriDEELM(_de(TriDEELM), random_state=1).fit(data["X"], data["y"], data["X_val"],
+                                                      data["y_val"])
     T = np.eye(2)[data["y_val"]]
     for h in clf.estimators_:
         out = np.tanh(data["X_val"] @ h.W_ + h.b_) @ h.beta_
@@ -144,7 +152,7 @@ def test_base_learners_are_scored_on_v(data):
 
 
 def test_without_x_val_half_of_the_labelled_rows_is_v(data):
-    clf = TriDEELM(random_state=0, **SMALL).fit(data["X_all"], data["y_all"])
+    clf = TriDEELM(_de(TriDEELM), random_state=0).fit(data["X_all"], data["y_all"])
     n_labelled = int(np.sum(data["y_all"] != -1))
     assert clf.n_validation_ + clf.n_labeled_ == n_labelled
     assert abs(clf.n_validation_ - n_labelled / 2) <= 1
@@ -154,15 +162,15 @@ def test_without_x_val_half_of_the_labelled_rows_is_v(data):
 def test_learns_two_moons():
     X, y = make_moons(400, noise=0.2, random_state=0)
     y_semi = np.where(np.random.default_rng(0).random(200) < 0.3, y[:200], -1)
-    clf = DEELMSSCPlus(n_selection_repeats=2, random_state=0, n_hidden=10, pop_size=10,
-                       n_generations=5).fit(X[:200], y_semi)
+    base = DEELMClassifier(n_hidden=10, pop_size=10, n_generations=5, **DEELMSSCPlus.preset)
+    clf = DEELMSSCPlus(base, n_selection_repeats=2, random_state=0).fit(X[:200], y_semi)
     assert clf.score(X[200:], y[200:]) > 0.9
 
 
 def test_string_labels_and_marker(data):
     names = np.array(["no", "yes"])
     y = np.where(data["y"] == -1, "?", names[np.maximum(data["y"], 0)])
-    clf = DEELMSSC(n_selection_repeats=2, unlabeled="?", random_state=0, **SMALL)
+    clf = DEELMSSC(_de(DEELMSSC), n_selection_repeats=2, unlabeled="?", random_state=0)
     clf.fit(data["X"], y, data["X_val"], names[data["y_val"]])
     assert set(clf.classes_) == {"no", "yes"}
     assert set(clf.predict(data["X_test"])) <= {"no", "yes"}
@@ -172,15 +180,15 @@ def test_multiclass():
     X, y = make_classification(300, n_features=6, n_informative=4, n_redundant=0, n_classes=3,
                                n_clusters_per_class=1, random_state=0)
     y_semi = np.where(np.random.default_rng(0).random(300) < 0.4, y, -1)
-    clf = DEELMSSC(n_selection_repeats=2, random_state=0, **SMALL).fit(X, y_semi)
+    clf = DEELMSSC(_de(DEELMSSC), n_selection_repeats=2, random_state=0).fit(X, y_semi)
     assert clf.predict_proba(X).shape == (300, 3)
     assert clf.score(X, y) > 0.7
 
 
 def test_same_seed_same_model_and_pickle(data):
     args = (data["X"], data["y"], data["X_val"], data["y_val"])
-    a = DEELMSSCPlus(n_selection_repeats=2, random_state=7, **SMALL).fit(*args)
-    b = DEELMSSCPlus(n_selection_repeats=2, random_state=7, **SMALL).fit(*args)
+    a = DEELMSSCPlus(_de(DEELMSSCPlus), n_selection_repeats=2, random_state=7).fit(*args)
+    b = DEELMSSCPlus(_de(DEELMSSCPlus), n_selection_repeats=2, random_state=7).fit(*args)
     assert a.strategy_ == b.strategy_
     np.testing.assert_array_equal(a.strategy_selection_.rmse, b.strategy_selection_.rmse)
     np.testing.assert_array_equal(a.predict_proba(data["X_test"]),
@@ -193,28 +201,29 @@ def test_same_seed_same_model_and_pickle(data):
 
 def test_bad_input(data):
     X, y = data["X"], data["y"]
+    tri = TriDEELM(_de(TriDEELM))
     with pytest.raises(ValueError, match="y_val given without X_val"):
-        TriDEELM(**SMALL).fit(X, y, y_val=data["y_val"])
+        tri.fit(X, y, y_val=data["y_val"])
     with pytest.raises(ValueError, match="X_val given without y_val"):
-        TriDEELM(**SMALL).fit(X, y, data["X_val"])
-    with pytest.raises(ValueError, match="not among the labelled rows"):
-        TriDEELM(**SMALL).fit(X, y, data["X_val"], data["y_val"] + 5)
+        tri.fit(X, y, data["X_val"])
+    with pytest.raises(ValueError, match="y_val has labels not among the labelled rows"):
+        tri.fit(X, y, data["X_val"], data["y_val"] + 5)
     with pytest.raises(ValueError, match="no labelled rows"):
-        TriDEELM(**SMALL).fit(X, np.full(len(y), -1))
-    with pytest.raises(ValueError, match="must not exceed"):
-        DEELMSSCPlus(f_min=0.7, f_max=0.5, **SMALL).fit(X, y)
+        tri.fit(X, np.full(len(y), -1))
     with pytest.raises(ValueError, match="strategy"):
-        DEELMSSC(strategy="best/3", **SMALL).fit(X, y)
+        DEELMSSC(_de(DEELMSSC), strategy="best/3").fit(X, y)
     with pytest.raises(ValueError, match="pop_size"):
-        DEELMSSC(n_hidden=5, pop_size=4).fit(X, y)       # best/2 needs 5
+        DEELMSSC(DEELMClassifier(n_hidden=5, pop_size=4)).fit(X, y)   # best/2 needs 5
     with pytest.raises(ValueError, match="n_selection_repeats"):
-        DEELMSSC(n_selection_repeats=0, **SMALL).fit(X, y)
+        DEELMSSC(_de(DEELMSSC), n_selection_repeats=0).fit(X, y)
+    with pytest.raises(ValueError, match="must be a DEELMClassifier"):
+        DEELMSSC(ELMClassifier()).fit(X, y)
 
 
 # --- the F grid (the paper's §5.5) ------------------------------------------------------------
 
 def test_grid_search_f(data):
-    est = DEELMSSCPlus(strategy="rand/1", random_state=0, **SMALL)
+    est = DEELMSSCPlus(_de(DEELMSSCPlus), strategy="rand/1", random_state=0)
     result = grid_search_f(est, data["X"], data["y"], data["X_val"], data["y_val"],
                            data["X_test"], data["y_test"], values=(1.0, 0.5), n_runs=1,
                            random_state=4)
@@ -230,7 +239,7 @@ def test_grid_search_f(data):
                                                       == best["validation_accuracy"]]
     # Fmin = Fmax = 1 is DE-ELM-SSC's F = 1 (same seed as the grid's run 0)
     seed = int(np.random.default_rng(4).integers(_SEED_BOUND))
-    ssc = DEELMSSC(strategy="rand/1", random_state=seed, **SMALL)
+    ssc = DEELMSSC(_de(DEELMSSC), strategy="rand/1", random_state=seed)
     ssc.fit(data["X"], data["y"], data["X_val"], data["y_val"])
     run0 = [r for r in result.records if r["run"] == 0 and r["f_min"] == 1.0][0]
     assert run0["validation_accuracy"] == ssc.score(data["X_val"], data["y_val"])
@@ -238,7 +247,7 @@ def test_grid_search_f(data):
 
 
 def test_grid_search_f_selects_the_strategy_once(data):
-    est = DEELMSSCPlus(n_selection_repeats=2, random_state=0, **SMALL)
+    est = DEELMSSCPlus(_de(DEELMSSCPlus), n_selection_repeats=2, random_state=0)
     seen = []
     result = grid_search_f(est, data["X"], data["y"], data["X_val"], data["y_val"],
                            values=(0.5,), n_runs=2, callback=seen.append)
@@ -247,13 +256,23 @@ def test_grid_search_f_selects_the_strategy_once(data):
     assert len(seen) == 2 and np.isnan(seen[0]["test_accuracy"])
     assert result.table[0]["validation_accuracy"] == pytest.approx(
         np.mean([r["validation_accuracy"] for r in seen]))
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="DEELMSSC"):
+        grid_search_f(TriTrainingClassifier(), data["X"], data["y"], data["X_val"], data["y_val"])
+    with pytest.raises(ValueError, match="f_schedule='constant'"):
         grid_search_f(DEELMSSC(), data["X"], data["y"], data["X_val"], data["y_val"])
 
 
-def test_the_shared_base_fixes_no_f_schedule():
-    """DEELMSSC, DEELMSSCPlus and TriDEELM each state their F settings; the base cannot be
-    built without them."""
-    from fastelm.semi_supervised import _DEELMTriTraining
-    with pytest.raises(TypeError, match="_f_settings"):
-        _DEELMTriTraining()
+def test_presets_are_the_papers():
+    """Without an estimator each method's base learner is the DE-ELM with the paper's settings;
+    an estimator given replaces the preset (composition, as SelfTrainingClassifier)."""
+    for cls, f in ((TriDEELM, ("constant", 1.0)), (DEELMSSC, ("constant", 1.0)),
+                   (DEELMSSCPlus, ("nonlinear", 0.2, 0.6))):
+        base = cls().base_learner()
+        assert isinstance(base, DEELMClassifier)
+        got = (base.f_schedule, base.f_constant) if f[0] == "constant" else \
+            (base.f_schedule, base.f_min, base.f_max)
+        assert got == f
+    assert TriDEELM.strategies == ("rand/1",)
+    assert DEELMSSC.strategies == DEELMSSCPlus.strategies == ("rand/1", "best/1", "best/2")
+    mine = DEELMClassifier(n_hidden=7)
+    assert DEELMSSC(mine).base_learner().get_params() == mine.get_params()

@@ -7,6 +7,7 @@ import time
 import numpy as np
 import pytest
 
+from fastelm.datasets import DataNotFoundError
 from fastelm.experiments import de_elm_ssc as exp
 
 TINY = dict(n_selection_repeats=2, subsample={"australian": 140, "vote": 100},
@@ -90,9 +91,10 @@ def test_models_compose_the_estimators():
     tri = exp.make_model("Tri-DE-ELM", "mushroom", strategies, rng)
     ssc = exp.make_model("DE-ELM-SSC", "mushroom", strategies, rng)
     plus = exp.make_model("DE-ELM-SSC+", "australian", strategies, rng)
-    assert tri.n_hidden == 40 and type(tri).__name__ == "TriDEELM"
-    assert (ssc.strategy, ssc.f_constant) == ("best/1", 1.0)
-    assert (plus.strategy, plus.f_min, plus.f_max) == ("best/2", 0.3, 0.5)
+    assert tri.estimator.n_hidden == 40 and type(tri).__name__ == "TriDEELM"
+    assert (ssc.strategy, ssc.estimator.f_constant) == ("best/1", 1.0)
+    assert (plus.strategy, plus.estimator.f_min, plus.estimator.f_max) == ("best/2", 0.3, 0.5)
+    assert plus.estimator.f_schedule == "nonlinear" and tri.strategy == "auto"
     assert ssc.random_state != tri.random_state
 
 
@@ -159,7 +161,7 @@ def test_tiny_run_is_reproducible(tmp_path, stand_in_data):
                  "table6_f_grid_matrix.md", "strategies.csv", "records.json"):
         assert (out / name).exists(), name
     notes = (out / "notes.md").read_text()
-    assert "0.7387" in notes and "Done-when" in notes
+    assert "0.7387" in notes and "## Checks against the paper's claims" in notes
     assert "Australian DE-ELM-SSC+ at 20% / 80%" in a["summary"]
     assert str(out / "table4_time.csv") in a["files"] and str(out / "notes.md") in a["files"]
 
@@ -235,7 +237,7 @@ def test_named_missing_data_set_is_an_error(tmp_path, monkeypatch):
     assert not (tmp_path / "a" / "notes.md").exists()
 
     def no_wdbc(**kwargs):
-        raise exp._datasets.DataNotFoundError("wdbc: wdbc.data not found")
+        raise DataNotFoundError("wdbc: wdbc.data not found")
 
     monkeypatch.setitem(exp.LOADERS, "wdbc", no_wdbc)  # nothing at all available
     with pytest.raises(FileNotFoundError, match="none of its data sets is available"):
@@ -285,7 +287,7 @@ def test_main_passes_the_command_line(monkeypatch, tmp_path, capsys):
         seen.update(kwargs)
         return {"paths": {"notes": str(notes)}}
 
-    monkeypatch.setattr(exp, "run", fake_run)
+    monkeypatch.setattr(exp.reproduce, "run", fake_run)
     assert exp.main(["--quick", "--out", "somewhere", "--seed", "7", "--runs", "4",
                      "--mushroom-runs", "2", "--data", "/data", "--datasets", "vote",
                      "--threads", "1", "--settings", '{"nh_runs": 3}', "--no-progress"]) == 0
@@ -327,6 +329,7 @@ def test_command_line_merge_reports_the_table6_source_settings(tmp_path, capsys)
         json.dump(saved, f)
     assert exp.main(["--merge", a, b, "--out", str(tmp_path / "m")]) == 0
     notes = (tmp_path / "m" / "notes.md").read_text()
-    assert "grid [0.1, 1.0]" in notes and "Done-when" in capsys.readouterr().out
+    assert "grid [0.1, 1.0]" in notes
+    assert "## Checks against the paper's claims" in capsys.readouterr().out
     with pytest.raises(SystemExit):  # settings must be JSON
         exp.main(["--settings", "{runs: 2}", "--out", str(tmp_path / "x")])

@@ -9,6 +9,8 @@ import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.datasets import make_classification, make_moons
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.cluster import KMeans
+from sklearn.linear_model import LinearRegression
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -316,8 +318,12 @@ def test_string_labels_with_a_marker():
     ({}, np.full(6, -1), "no labelled rows"),
     ({}, np.array([1, 1, -1, -1, -1, -1]), "one class"),
     ({"max_iter": -1}, np.array([0, 1, -1, -1, -1, -1]), "max_iter"),
-    ({"base_estimator": [DecisionTreeClassifier()] * 2}, np.array([0, 1, 0, 1, -1, -1]),
+    ({"estimator": [DecisionTreeClassifier()] * 2}, np.array([0, 1, 0, 1, -1, -1]),
      "sequence of 2"),
+    ({"estimator": LinearRegression()}, np.array([0, 1, 0, 1, -1, -1]),
+     "must be a classifier"),
+    ({"estimator": [DecisionTreeClassifier(), KMeans(2), DecisionTreeClassifier()]},
+     np.array([0, 1, 0, 1, -1, -1]), "must be a classifier"),
 ])
 def test_bad_input(params, y, match):
     X = np.arange(12, dtype=float).reshape(6, 2)

@@ -1,2 +1,12 @@
-"""Reproductions of the papers' experiments, one module per paper; ``report`` holds the shared
-table, plot and progress helpers."""
+"""Reproductions of the papers' experiments, one small application per paper.
+
+    fos_elm/      the FOS-ELM paper (docs/algorithms.md §4)
+    de_elm_ssc/   DE-ELM-SSC, Pang et al. 2020 (§6)
+    bls_fmri      BLS for fMRI classification, Liu & Ji 2021 (§5)
+
+A paper's package holds its protocol (data, splits, models), its outputs (tables, plots, checks
+against the paper) with a notes template ``notes.md`` (the prose of notes.md, with placeholders),
+and ``reproduce`` (``run`` and the command line, ``python -m fastelm.experiments.<paper>``). They
+call only the estimators' public API and share ``common`` (tables, data loading with skips,
+templates, thread limits, standardisation).
+"""

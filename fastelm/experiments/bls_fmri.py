@@ -88,9 +88,7 @@ import shutil
 import sys
 import time
 import warnings
-from contextlib import contextmanager
 
-import numba
 import numpy as np
 from sklearn.base import clone
 from sklearn.ensemble import RandomForestClassifier
@@ -102,14 +100,13 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from sklearn.svm import SVC
 from sklearn.utils import Bunch
-from threadpoolctl import threadpool_limits
 
 from ..bls import BLSClassifier
 from ..fmri import (ExcludedSubjectsWarning, PhenotypeMismatchError, connectivity_features,
                     load_roi_dataset, make_synthetic_abide, read_phenotype)
 from ..metrics import classification_report_dict
-from .report import progress as progress_bar
-from .report import summarize, write_table
+from .common import limit_threads, summarize, write_table
+from .common import progress as progress_bar
 
 MODELS = ("BLS", "linear SVM", "RF", "KNN", "DNN")
 METRICS = ("accuracy", "precision", "sensitivity", "specificity", "f_measure")
@@ -186,21 +183,6 @@ def _fit(estimator, X, y):
         if not issubclass(w.category, ConvergenceWarning):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return seconds, not any(issubclass(w.category, ConvergenceWarning) for w in caught)
-
-
-@contextmanager
-def limit_threads(threads):
-    """Run BLAS/OpenMP (threadpoolctl) and Numba on at most ``threads`` threads (None: as is)."""
-    if threads is None:
-        yield
-        return
-    before = numba.get_num_threads()
-    with threadpool_limits(limits=int(threads)):
-        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
-        try:
-            yield
-        finally:
-            numba.set_num_threads(before)
 
 
 def _warm_up_rows(y, train, per_class=WARM_UP_ROWS):

@@ -1,17 +1,25 @@
-"""Shared parts of the reproductions: mean ± std tables as Markdown and CSV, progress bars, and
-the data sets a run skips because their files are not on this machine.
+"""What the reproductions share: result tables, data loading with skips, notes templates,
+thread limits and input standardisation.
 
 A result is a list of records (dicts of one run: the grouping keys and the measured values);
-``summarize`` groups them and ``write_table`` writes what a person reads. ``load_available``
-loads the data sets of a run, skipping (or, when the user named them, refusing) those whose
-files are missing; ``skipped_notes`` says so in notes.md.
+``summarize`` groups them and ``write_table`` writes what a person reads (Markdown and CSV).
+``load_available`` loads the data sets of a run, skipping (or, when the user named them,
+refusing) those whose files are missing; ``skipped_notes`` says so in notes.md.
+``read_template``/``fill`` turn a paper's notes template (a Markdown file of named blocks with
+``{placeholders}``, beside its code) into text. ``limit_threads`` runs BLAS and Numba on a
+given number of threads; ``standardise`` scales inputs by training statistics.
 """
 import csv
 import os
+import re
 import sys
 from collections import defaultdict
+from contextlib import contextmanager
 
+import numba
 import numpy as np
+from sklearn.preprocessing import StandardScaler
+from threadpoolctl import threadpool_limits
 
 from ..datasets import DataNotFoundError
 
@@ -105,3 +113,54 @@ def skipped_notes(skipped, labels=None):
             "pass `--data DIR` (or set `$FASTELM_DATA`); `fastelm datasets` lists what is "
             "found.", ""] + [f"- {labels.get(name, name)}: {reason}"
                              for name, reason in skipped.items()] + [""]
+
+
+# ---------------------------------------------------------------------------------------------
+# notes templates
+
+_BLOCK = re.compile(r"^<!-- (\w+) -->\n", flags=re.M)
+
+
+def read_template(path):
+    """The named blocks of a notes template: ``{name: text}``.
+
+    A template is a Markdown file in which a line ``<!-- name -->`` starts the block ``name``;
+    a block runs to the next such line (its trailing blank lines dropped). Blocks hold the
+    prose, with ``{placeholders}`` for the numbers (``str.format`` syntax: ``{{`` and ``}}``
+    are literal braces).
+    """
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    parts = _BLOCK.split(text)
+    return {name: body.rstrip("\n") for name, body in zip(parts[1::2], parts[2::2])}
+
+
+def fill(blocks, name, **values):
+    """Block ``name`` of a template with its placeholders replaced by ``values``."""
+    return blocks[name].format(**values)
+
+
+# ---------------------------------------------------------------------------------------------
+# threads and inputs
+
+@contextmanager
+def limit_threads(threads):
+    """Run BLAS/OpenMP (threadpoolctl) and Numba on at most ``threads`` threads (None: as is)."""
+    if threads is None:
+        yield
+        return
+    before = numba.get_num_threads()
+    with threadpool_limits(limits=int(threads)):
+        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+        try:
+            yield
+        finally:
+            numba.set_num_threads(before)
+
+
+def standardise(X_fit, *X_other):
+    """``X_fit`` and every ``X_other`` scaled by the column means and standard deviations of
+    ``X_fit`` (scikit-learn's ``StandardScaler``; a constant column of ``X_fit`` becomes 0).
+    Returns a list, ``X_fit``'s first."""
+    scaler = StandardScaler().fit(X_fit)
+    return [scaler.transform(X) for X in (X_fit,) + X_other]

@@ -1,0 +1,6 @@
+"""``python -m fastelm.experiments.fos_elm``: the reproduction's command line."""
+import sys
+
+from .reproduce import main
+
+sys.exit(main())
