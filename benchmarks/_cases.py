@@ -10,7 +10,7 @@ tests call them on their small sizes, the asv benchmarks do not call them.
 
 Kernels: the hidden layer g(XW + b) (``fastelm._kernels.hidden``), the ridge readout
 (``fastelm._ridge``), the recursive ridge update (``fastelm._rls``), EFAST over hidden nodes
-(``fastelm.sensitivity``, ``fastelm._kernels.efast``), one DE generation
+(``fastelm.global_sensitivity``, ``fastelm._kernels.efast``), one DE generation
 (``fastelm.evolution``, ``fastelm._kernels.de``), the BLS sparse-autoencoder ADMM and the
 tansig enhancement map (``fastelm.bls``, ``fastelm._kernels.bls``), and the cross-validated
 ELM fit over a grid of penalties and nested hidden sizes next to the single fit
@@ -39,7 +39,7 @@ from fastelm._ridge import ridge_fit  # noqa: E402
 from fastelm._rls import RecursiveRidge  # noqa: E402
 from fastelm.bls import BIAS, draw_enhancement_weights, sparse_autoencoder  # noqa: E402
 from fastelm.evolution import evolve, prepare_splits, scaling_factor, split_indices  # noqa: E402
-from fastelm.sensitivity import efast_analyze, efast_sample, hidden_node_sensitivity  # noqa: E402
+from fastelm.global_sensitivity import efast_analyze, efast_sample, hidden_node_sensitivity  # noqa: E402
 
 ALPHA = 1e-3
 

@@ -32,7 +32,7 @@ try:
 except ModuleNotFoundError:  # a source tree without an install: benchmark this work tree
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fastelm.sensitivity import hidden_node_sensitivity  # noqa: E402
+from fastelm.global_sensitivity import hidden_node_sensitivity  # noqa: E402
 
 L_NODES, N_POINTS, M_INTERFERENCE, SEED = 300, 129, 4, 12345
 

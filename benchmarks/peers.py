@@ -83,6 +83,7 @@ from sklearn.datasets import make_classification
 
 from fastelm._hidden import check_activation, hidden_layer
 from fastelm._ridge import add_to_diagonal, spd_solve
+from fastelm._threads import thread_limit
 
 ALPHA = 1e-3
 SEED = 0
@@ -527,23 +528,6 @@ def run(sizes, repeat=5, slow_repeat=3, log=print, peers=None):
     os_scores, os_beta = oselm_vs_batch(online, batch, Xte)
     breakdown = fit_breakdown(batch, Xtr, ytr, H, repeat)
     return cases, dict(os_scores=os_scores, os_beta=os_beta, breakdown=breakdown), peers
-
-
-@contextlib.contextmanager
-def thread_limit(threads):
-    """BLAS (threadpoolctl) and numba limited to ``threads`` inside the block (None: as is)."""
-    if threads is None:
-        yield
-        return
-    import numba
-    from threadpoolctl import threadpool_limits
-    before = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
-        with threadpool_limits(limits=threads):
-            yield
-    finally:
-        numba.set_num_threads(before)
 
 
 def main(argv=None):

@@ -8,7 +8,7 @@ from .evolution import DEELMClassifier, DEELMRegressor, StrategySelection, selec
 from .fos_elm import FOSELMClassifier, FOSELMRegressor
 from .model_selection import BLSClassifierCV, BLSRegressorCV, ELMClassifierCV, ELMRegressorCV
 from .semi_supervised import TriTrainingClassifier
-from .sensitivity import (EFASTResult, efast, efast_analyze, efast_sample,
+from .global_sensitivity import (EFASTResult, efast, efast_analyze, efast_sample,
                           hidden_node_sensitivity)
 
 __version__ = "0.1.0"

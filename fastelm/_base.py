@@ -6,41 +6,51 @@ training rows to beta through ``fastelm._gram`` (in memory or Dask, the estimato
 which). ``RegressorOutputs`` and ``ClassifierOutputs`` turn targets into the matrix T and
 readout scores back into predictions.
 """
-import numbers
 from functools import partial
 
 import numpy as np
 from scipy.special import softmax
 from sklearn.base import BaseEstimator
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.multiclass import _check_partial_fit_first_call, check_classification_targets
 from sklearn.utils.validation import (_check_feature_names, _check_n_features, check_is_fitted,
                                       column_or_1d, validate_data)
 
 from ._gram import HiddenMap, is_dask_input, readout_block
 from ._rows import ArrayRows, dask_feature_probe, dask_rows, map_rows
 from ._hidden import check_activation, check_dtype, check_generator, random_weights
+from ._validation import ACTIVATION, DTYPE, NONNEGATIVE, POSITIVE_INT, RANDOM_STATE
+from ._validation import check_nonnegative, check_positive_int  # noqa: F401 (old home)
 from ._targets import TargetCoding, check_two_classes, one_hot  # noqa: F401 (one_hot: API)
-
-
-def check_positive_int(value, name):
-    if not isinstance(value, (numbers.Integral, np.integer)) or isinstance(value, bool) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
-
-
-def check_nonnegative(value, name):
-    if not isinstance(value, (numbers.Real, np.number)) or isinstance(value, bool) \
-            or not np.isfinite(value) or value < 0:
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-    return float(value)
 
 
 class BaseRandomLayerReadout(BaseEstimator):
     """A random hidden layer H = g(XW + b) and its ridge readout beta.
 
-    Learned attributes: ``W_`` (d×L), ``b_`` (L), ``beta_`` (L×m), ``n_features_in_``.
-    Subclasses mix in ``RegressorOutputs`` or ``ClassifierOutputs`` for the targets.
+    Subclasses mix in ``RegressorOutputs`` or ``ClassifierOutputs`` for the targets; their
+    ``fit`` gets the readout's Gram sums from a row source (``fastelm._rows``).
+
+    Parameters
+    ----------
+    n_hidden : int, default=100
+        Hidden nodes L.
+    activation : str, default='tanh'
+        g (``fastelm._hidden.ACTIVATIONS``).
+    alpha : float, default=1e-3
+        Ridge penalty of the readout.
+    random_state : int, numpy Generator, RandomState or None
+        Seeds W, b.
+    dtype : {'float64', 'float32'}, default='float64'
+
+    Attributes
+    ----------
+    W_ : ndarray of shape (d, L)
+    b_ : ndarray of shape (L,)
+    beta_ : ndarray of shape (L, m)
+    n_features_in_ : int
     """
+
+    _parameter_constraints = {"n_hidden": POSITIVE_INT, "activation": ACTIVATION,
+                              "alpha": NONNEGATIVE, "random_state": RANDOM_STATE, "dtype": DTYPE}
 
     def __init__(self, n_hidden=100, activation="tanh", alpha=1e-3, random_state=None,
                  dtype="float64"):
@@ -51,9 +61,9 @@ class BaseRandomLayerReadout(BaseEstimator):
         self.dtype = dtype
 
     def _check_params(self):
-        check_positive_int(self.n_hidden, "n_hidden")
-        check_nonnegative(self.alpha, "alpha")
-        check_activation(self.activation)
+        """Check every parameter against ``_parameter_constraints`` (and the relations between
+        them, in subclasses); returns the compute dtype."""
+        self._validate_params()
         return check_dtype(self.dtype)
 
     def _draw_weights(self, n_features, dtype):
@@ -198,6 +208,12 @@ class ClassifierOutputs(_Outputs):
         y = column_or_1d(y, warn=True)
         check_classification_targets(y)
         return X, y
+
+    def _check_first_call(self, X, y, classes):
+        """scikit-learn's partial_fit rule: ``classes`` on the first call, the same ones later
+        (Dask input may omit them on the first call: they are found by a pass)."""
+        if classes is not None or not is_dask_input(X, y):
+            _check_partial_fit_first_call(self, classes)
 
     def _target_coding(self, rows, dtype, reset, classes=None):
         if reset:

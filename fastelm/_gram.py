@@ -42,8 +42,10 @@ class GramSums:
     AtT : ndarray of shape (p, m)
         Σ aᵢ tᵢᵀ.
     TtT : ndarray of shape (m, m)
-        Σ tᵢ tᵢᵀ (for residuals: ||A beta − T||² = TᵀT − 2 betaᵀAᵀT + betaᵀAᵀA beta).
+        Σ tᵢ tᵢᵀ (for residuals: ||A beta − T||² = tr(TᵀT − 2 betaᵀAᵀT + betaᵀAᵀA beta)).
 
+    Notes
+    -----
     Sums of disjoint row sets add with ``+``; ``total - fold`` gives the sums without a fold.
     """
 
@@ -54,7 +56,18 @@ class GramSums:
 
     @classmethod
     def zeros(cls, p, m, dtype=np.float64):
-        """The sums of no rows."""
+        """The sums of no rows.
+
+        Parameters
+        ----------
+        p, m : int
+            Readout inputs and outputs.
+        dtype : numpy dtype, default=float64
+
+        Returns
+        -------
+        GramSums
+        """
         return cls(0, np.zeros((p, p), dtype), np.zeros((p, m), dtype), np.zeros((m, m), dtype))
 
     def __add__(self, other):
@@ -66,12 +79,32 @@ class GramSums:
                         self.TtT - other.TtT)
 
     def astype(self, dtype):
-        """The same sums in ``dtype``."""
+        """The same sums in ``dtype``.
+
+        Parameters
+        ----------
+        dtype : numpy dtype
+
+        Returns
+        -------
+        GramSums
+        """
         return GramSums(self.n, self.AtA.astype(dtype), self.AtT.astype(dtype),
                         self.TtT.astype(dtype))
 
     def solve(self, alpha):
-        """beta = (AᵀA + alpha I)⁻¹ AᵀT (p×m, float64), Cholesky or the warned eigen solve."""
+        """beta = (AᵀA + alpha I)⁻¹ AᵀT, by ``fastelm._ridge.spd_solve`` (Cholesky, or its
+        warned eigen solve); the sums are left unchanged.
+
+        Parameters
+        ----------
+        alpha : float
+            Ridge penalty (added to AᵀA's diagonal in the sums' dtype).
+
+        Returns
+        -------
+        beta : ndarray of shape (p, m), float64
+        """
         K = add_to_diagonal(np.array(self.AtA), alpha)  # alpha added in the sums' dtype
         return spd_solve(K, self.AtT)
 
@@ -106,14 +139,37 @@ class HiddenMap:
 
     def fill(self, X, out, parallel=True):
         """out[:, :p] ← g(XW + b): the product on BLAS into the strided columns, then the fused
-        bias + activation kernel (``parallel=False``: one thread, for Dask worker threads)."""
+        bias + activation kernel.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, d), the map's dtype
+        out : ndarray of shape (n, ≥ p), the map's dtype
+            Its first p columns are overwritten.
+        parallel : bool, default=True
+            False: the kernel on one thread (for callers that are pool threads, e.g. Dask).
+
+        Returns
+        -------
+        out
+        """
         np.matmul(X, self.W, out=out[:, :self.width])
         kernel = add_bias_activate if parallel else add_bias_activate_serial
         kernel(out, self.b, self.activation)  # the first len(b) = p columns of each row
         return out
 
     def transform(self, X, parallel=True):
-        """A (n×p) for rows X."""
+        """A = g(XW + b) for rows X.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, d)
+        parallel : bool, default=True
+
+        Returns
+        -------
+        A : ndarray of shape (n, p)
+        """
         return self.fill(X, np.empty((X.shape[0], self.width), dtype=self.dtype), parallel)
 
 
@@ -161,6 +217,20 @@ def gram_sums(X, T, feature_map, block_rows=BLOCK_ROWS, parallel=True):
     B = [A | T]; the block's T is copied into the last m columns and BᵀB, one syrk on p + m
     columns, gives AᵀA, AᵀT and TᵀT at once: cheaper than a separate thin gemm AᵀT, and no page
     faults on a fresh n×p array. Memory O(block_rows·(p + m) + (p + m)²).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    T : ndarray of shape (n, m)
+    feature_map : feature map (``width``, ``dtype``, ``fill``), e.g. ``HiddenMap``
+    block_rows : int, default=4096
+    parallel : bool, default=True
+        Passed to ``feature_map.fill``.
+
+    Returns
+    -------
+    GramSums
+        In the map's dtype.
     """
     n, p, m = X.shape[0], feature_map.width, T.shape[1]
     dtype = feature_map.dtype
@@ -189,6 +259,18 @@ def ridge_readout(X, T, feature_map, alpha, block_rows=BLOCK_ROWS):
 
     n ≥ p: ``gram_sums(...).solve(alpha)``, A never held whole. n < p: the dual form
     beta = Aᵀ(AAᵀ + alpha I)⁻¹ T on the full A, which is then the smaller matrix.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    T : ndarray of shape (n, m)
+    feature_map : feature map, e.g. ``HiddenMap``
+    alpha : float
+    block_rows : int, default=4096
+
+    Returns
+    -------
+    beta : ndarray of shape (p, m)
     """
     if X.shape[0] < feature_map.width:
         return ridge_fit(feature_map.transform(X), T, alpha)
@@ -197,13 +279,36 @@ def ridge_readout(X, T, feature_map, alpha, block_rows=BLOCK_ROWS):
 
 
 def readout_block(feature_map, beta, finish, X):
-    """finish(A(X) beta) for one block of rows, on one thread (a Dask task of ``map_rows``)."""
+    """finish(A(X) beta) for one block of rows, on one thread (a Dask task of ``map_rows``).
+
+    Parameters
+    ----------
+    feature_map : feature map
+    beta : ndarray of shape (p, m)
+    finish : callable
+        Readout scores (n×m) → the prediction.
+    X : ndarray of shape (n, d)
+
+    Returns
+    -------
+    ndarray
+    """
     return finish(feature_map.transform(X, parallel=False) @ beta)
 
 
 def is_dask_input(*objs):
-    """True when any argument is a Dask collection. Imports nothing: if dask was never imported,
-    nothing can be a Dask collection."""
+    """True when any argument is a Dask collection.
+
+    Imports nothing: if dask was never imported, nothing can be a Dask collection.
+
+    Parameters
+    ----------
+    *objs : objects
+
+    Returns
+    -------
+    bool
+    """
     dask = sys.modules.get("dask")
     if dask is None:
         return False

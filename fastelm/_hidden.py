@@ -16,7 +16,21 @@ DTYPES = {"float64": np.float64, "float32": np.float32}
 
 
 def check_activation(activation):
-    """The kernel code of an activation name; ValueError for an unknown one."""
+    """The kernel code of an activation name.
+
+    Parameters
+    ----------
+    activation : str
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+    """
     try:
         return ACTIVATIONS[activation]
     except (KeyError, TypeError):
@@ -24,7 +38,21 @@ def check_activation(activation):
 
 
 def check_dtype(dtype):
-    """np.float64 or np.float32 from a name or numpy type; ValueError otherwise."""
+    """np.float64 or np.float32 from a name or numpy type.
+
+    Parameters
+    ----------
+    dtype : str, type or numpy dtype
+
+    Returns
+    -------
+    type
+
+    Raises
+    ------
+    ValueError
+        For any other dtype.
+    """
     try:
         name = np.dtype(dtype).name
     except TypeError:
@@ -35,7 +63,16 @@ def check_dtype(dtype):
 
 
 def check_generator(random_state):
-    """A numpy Generator from None, an int seed, a Generator or a legacy RandomState."""
+    """A numpy Generator from None, an int seed, a Generator or a legacy RandomState.
+
+    Parameters
+    ----------
+    random_state : None, int, numpy Generator or RandomState
+
+    Returns
+    -------
+    numpy.random.Generator
+    """
     if random_state is None or isinstance(random_state, (numbers.Integral, np.integer)):
         return np.random.default_rng(random_state)
     if isinstance(random_state, np.random.Generator):
@@ -52,6 +89,19 @@ def random_weights(rng, n_features, n_hidden, dtype, scale=1.0):
     out of the Generator in order, so the first k nodes of an L-node draw are exactly the k-node
     draw of the same seed (the prefix property: a hidden size chosen on prefixes of one layer,
     ``fastelm.model_selection``, names a model ``n_hidden=k`` rebuilds).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    n_features, n_hidden : int
+        d and L.
+    dtype : numpy dtype
+    scale : float, default=1.0
+
+    Returns
+    -------
+    W : ndarray of shape (d, L)
+    b : ndarray of shape (L,)
     """
     nodes = rng.uniform(-scale, scale, size=(n_hidden, n_features + 1))
     W = np.ascontiguousarray(nodes[:, :n_features].T, dtype=dtype)
@@ -59,6 +109,18 @@ def random_weights(rng, n_features, n_hidden, dtype, scale=1.0):
 
 
 def hidden_layer(X, W, b, activation_code):
-    """H = g(X W + b): the product on BLAS, bias and g fused in one parallel kernel pass."""
+    """H = g(X W + b): the product on BLAS, bias and g fused in one parallel kernel pass.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    W : ndarray of shape (d, L)
+    b : ndarray of shape (L,)
+    activation_code : int
+
+    Returns
+    -------
+    H : ndarray of shape (n, L)
+    """
     H = X @ W
     return add_bias_activate(H, b, activation_code)

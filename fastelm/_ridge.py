@@ -1,4 +1,4 @@
-"""Ridge readout beta = argmin ||H beta - T||² + alpha ||beta||² (ALGORITHMS.md §1).
+"""Ridge readout beta = argmin ||H beta - T||² + alpha ||beta||² (docs/algorithms.md §1).
 
 primal (N ≥ L):  beta = (HᵀH + alpha I)⁻¹ HᵀT
 dual   (N < L):  beta = Hᵀ (HHᵀ + alpha I)⁻¹ T
@@ -8,14 +8,14 @@ small SPD system is solved by Cholesky in float64, never through an explicit inv
 system is numerically singular (alpha → 0 on rank-deficient H) a symmetric eigen-solve with a
 pseudo-inverse cut-off takes over, with a ``scipy.linalg.LinAlgWarning``.
 """
-import functools
 import warnings
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 
 import numpy as np
 from scipy.linalg import LinAlgWarning, cho_factor, cho_solve, eigh
 from scipy.linalg.lapack import dpocon
-from threadpoolctl import ThreadpoolController
+
+from ._threads import thread_limit
 
 # reciprocal condition number below which Cholesky is not trusted
 RCOND_MIN = 1e3 * np.finfo(np.float64).eps
@@ -25,76 +25,135 @@ RCOND_MIN = 1e3 * np.finfo(np.float64).eps
 SERIAL_ORDER = 4096
 
 
-@functools.lru_cache(maxsize=1)
-def _blas_controller():
-    return ThreadpoolController()
-
-
 def serial_blas_if_small(size, limit=SERIAL_ORDER, numba_threads=False):
-    """A context running BLAS/LAPACK on one thread when ``size`` ≤ ``limit`` (default: a matrix
-    order ≤ SERIAL_ORDER); with ``numba_threads`` the Numba kernels run on one thread too."""
+    """A context running BLAS/LAPACK on one thread when ``size`` ≤ ``limit``.
+
+    Parameters
+    ----------
+    size : float
+        A matrix order (or, with another ``limit``, a flop count).
+    limit : float, default=SERIAL_ORDER
+    numba_threads : bool, default=False
+        Run the Numba kernels on one thread too.
+
+    Returns
+    -------
+    context manager
+    """
     if size > limit:
         return nullcontext()
-    if not numba_threads:
-        return _blas_controller().limit(limits=1, user_api="blas")
-    return _serial_blas_and_numba()
-
-
-@contextmanager
-def _serial_blas_and_numba():
-    import numba
-
-    threads = numba.get_num_threads()
-    with _blas_controller().limit(limits=1, user_api="blas"):
-        numba.set_num_threads(1)
-        try:
-            yield
-        finally:
-            numba.set_num_threads(threads)
+    return thread_limit(1, user_api="blas", numba_threads=numba_threads)
 
 
 def add_to_diagonal(A, value):
-    """A + value·I in place (A square)."""
+    """A + value·I in place.
+
+    Parameters
+    ----------
+    A : ndarray of shape (n, n)
+    value : float
+
+    Returns
+    -------
+    A
+    """
     A.flat[:: A.shape[0] + 1] += value
     return A
 
 
-def spd_factor(K):
-    """Cholesky factor of the SPD matrix K (float64 copy), or None when K is numerically singular.
+def symmetric(K):
+    """The full symmetric matrix of K's upper triangle.
 
-    Singular means: potrf fails, or LAPACK's 1-norm reciprocal condition estimate < RCOND_MIN.
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+
+    Returns
+    -------
+    ndarray of shape (n, n)
+    """
+    upper = np.triu(K)
+    return upper + np.triu(upper, 1).T
+
+
+def spd_factor(K, rcond_min=RCOND_MIN):
+    """Cholesky factor of the SPD matrix K (upper triangle read; float64 copy), or None when K
+    is numerically singular: potrf fails, or LAPACK's 1-norm reciprocal condition estimate is
+    below ``rcond_min``.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+    rcond_min : float, default=RCOND_MIN
+        0 trusts every factor that exists.
+
+    Returns
+    -------
+    (c, lower) as ``scipy.linalg.cho_factor``, or None
     """
     K = np.array(K, dtype=np.float64, order="F")
-    norm = np.abs(K).sum(axis=0).max()
+    norm = np.abs(symmetric(K)).sum(axis=0).max() if rcond_min > 0 else None
     with serial_blas_if_small(K.shape[0]):
         try:
             c = cho_factor(K, lower=False, overwrite_a=True, check_finite=False)
         except np.linalg.LinAlgError:
             return None
+        if norm is None:
+            return c
         rcond, info = dpocon(c[0], norm)
-    if info != 0 or not rcond >= RCOND_MIN:
+    if info != 0 or not rcond >= rcond_min:
         return None
     return c
 
 
-def spd_solve(K, B):
-    """K⁻¹ B for symmetric positive (semi)definite K: Cholesky, or a warned eigen pseudo-solve."""
-    c = spd_factor(K)
+def spd_solve(K, B, rcond_min=RCOND_MIN, fallback=True):
+    """K⁻¹ B for symmetric positive (semi)definite K, reading K's upper triangle.
+
+    Cholesky when ``spd_factor`` trusts it; otherwise a warned eigen pseudo-solve (eigenvalues
+    below n·eps·max cut off), or with ``fallback=False`` a ``numpy.linalg.LinAlgError``.
+    ``rcond_min=0`` trusts any Cholesky factor that exists, like MATLAB's backslash (the BLS
+    reference code's solve).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+    B : ndarray of shape (n, m)
+    rcond_min : float, default=RCOND_MIN
+    fallback : bool, default=True
+
+    Returns
+    -------
+    ndarray of shape (n, m), float64
+    """
+    c = spd_factor(K, rcond_min)
     B = np.asarray(B, dtype=np.float64)
     if c is not None:
         with serial_blas_if_small(K.shape[0]):
             return cho_solve(c, B, check_finite=False)
+    if not fallback:
+        raise np.linalg.LinAlgError("the SPD system is numerically singular (Cholesky failed)")
     warnings.warn(
         "ridge system is numerically singular (alpha too small for rank-deficient hidden "
         "outputs); solving by eigen-decomposition with a pseudo-inverse cut-off. Increase alpha.",
         LinAlgWarning, stacklevel=3)
-    w, V = eigh(np.asarray(K, dtype=np.float64), check_finite=False)
+    w, V = eigh(np.asarray(K, dtype=np.float64), lower=False, check_finite=False)
     keep = w > max(w.max(), 0.0) * K.shape[0] * np.finfo(np.float64).eps
     return V[:, keep] @ ((V[:, keep].T @ B) / w[keep, None])
 
 
 def ridge_fit(H, T, alpha):
-    """beta (L×m, H's dtype): primal normal equations when N ≥ L, dual (kernel) form when N < L."""
+    """Ridge readout: primal normal equations when N ≥ L, dual (kernel) form when N < L.
+
+    Parameters
+    ----------
+    H : ndarray of shape (N, L)
+    T : ndarray of shape (N, m)
+    alpha : float
+
+    Returns
+    -------
+    beta : ndarray of shape (L, m), H's dtype
+    """
     n, L = H.shape
     if n >= L:
         K = add_to_diagonal(H.T @ H, alpha)

@@ -1,4 +1,4 @@
-"""Recursive ridge (OS-ELM, Liang et al. 2006; ALGORITHMS.md §2): the readout updated chunk by
+"""Recursive ridge (OS-ELM, Liang et al. 2006; docs/algorithms.md §2): the readout updated chunk by
 chunk so that beta always equals the batch ridge fit on every row seen.
 
 Two exact forms of one update with chunk (H, T), n rows, L hidden nodes:
@@ -126,7 +126,7 @@ class RecursiveRidge:
     def remove_nodes(self, drop):
         """Delete hidden nodes ``drop`` (indices) and re-adjust the readout exactly.
 
-        With R the kept nodes and D the dropped ones (ALGORITHMS.md §4, block inverse):
+        With R the kept nodes and D the dropped ones (docs/algorithms.md §4, block inverse):
             K ← K_RR,   beta ← beta_R + K_RR⁻¹ K_RD beta_D
         which is the ridge fit of the kept nodes on every row seen, with no past rows kept.
         (Equivalently P ← P_RR − P_RD P_DD⁻¹ P_DR, beta ← beta_R − P_RD P_DD⁻¹ beta_D; the K form

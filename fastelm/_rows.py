@@ -21,7 +21,13 @@ from ._gram import gram_sums, ridge_readout
 
 
 class ArrayRows:
-    """In-memory training rows: the row source of validated arrays X (n×d) and y."""
+    """In-memory training rows: the row source of validated arrays.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,) or (n, m)
+    """
 
     distributed = False
     sequential = False
@@ -33,38 +39,107 @@ class ArrayRows:
         self.n_outputs = 1 if y.ndim == 1 else y.shape[1]
 
     def labels(self):
-        """Sorted labels of y."""
+        """Sorted labels of y.
+
+        Returns
+        -------
+        ndarray
+        """
         return np.unique(self.y)
 
     def gram_sums(self, feature_map, coding):
-        """``gram_sums`` of all rows."""
+        """``fastelm._gram.gram_sums`` of all rows.
+
+        Parameters
+        ----------
+        feature_map : feature map, e.g. ``fastelm._gram.HiddenMap``
+        coding : fastelm._targets.TargetCoding
+
+        Returns
+        -------
+        GramSums
+        """
         return gram_sums(self.X, coding(self.y), feature_map)
 
     def ridge_readout(self, feature_map, coding, alpha):
-        """``ridge_readout`` of all rows."""
+        """``fastelm._gram.ridge_readout`` of all rows.
+
+        Parameters
+        ----------
+        feature_map : feature map, e.g. ``fastelm._gram.HiddenMap``
+        coding : fastelm._targets.TargetCoding
+        alpha : float
+
+        Returns
+        -------
+        beta : ndarray of shape (p, m)
+        """
         return ridge_readout(self.X, coding(self.y), feature_map, alpha)
 
     def blocks(self, coding):
-        """The rows as one block (X, T)."""
+        """The rows as one block (X, T).
+
+        Parameters
+        ----------
+        coding : fastelm._targets.TargetCoding
+
+        Yields
+        ------
+        X, T : ndarray
+        """
         yield self.X, coding(self.y)
 
 
 def dask_rows(X, y):
-    """The row source of Dask collections (X, y): ``fastelm.dask.DaskRows``."""
+    """The row source of Dask collections (X, y).
+
+    Parameters
+    ----------
+    X, y : Dask collections (or one of them in memory)
+
+    Returns
+    -------
+    fastelm.dask.DaskRows
+    """
     from .dask import DaskRows
 
     return DaskRows(X, y)
 
 
 def dask_feature_probe(X):
-    """An empty frame with X's columns, or an empty (0, d) array: for feature-name checks."""
+    """An empty frame with X's columns, or an empty (0, d) array: for feature-name checks.
+
+    Parameters
+    ----------
+    X : Dask collection
+
+    Returns
+    -------
+    pandas.DataFrame or ndarray
+    """
     from .dask import feature_probe
 
     return feature_probe(X)
 
 
 def map_rows(func, X, dtype, n_columns, out_dtype):
-    """``fastelm.dask.map_rows``: func on every row block of the Dask collection X, lazily."""
+    """func on every row block of the Dask collection X, lazily (``fastelm.dask.map_rows``).
+
+    Parameters
+    ----------
+    func : picklable callable
+        (rows×d array) → (rows,) or (rows × n_columns) array.
+    X : Dask collection
+    dtype : numpy dtype
+        Of X's blocks as ``func`` sees them.
+    n_columns : int or None
+        None: a 1-D result.
+    out_dtype : numpy dtype
+
+    Returns
+    -------
+    dask array
+    """
     from .dask import map_rows as dask_map_rows
 
     return dask_map_rows(func, X, dtype, n_columns, out_dtype)

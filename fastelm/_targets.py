@@ -43,7 +43,21 @@ def one_hot(y, classes, dtype):
 
 
 def labels_1d(y):
-    """Labels (numpy, pandas, a one-column 2-D array) as a 1-D array; ValueError otherwise."""
+    """Labels (numpy, pandas, a one-column 2-D array) as a 1-D array.
+
+    Parameters
+    ----------
+    y : array-like
+
+    Returns
+    -------
+    ndarray of shape (n,)
+
+    Raises
+    ------
+    ValueError
+        For any other shape.
+    """
     if hasattr(y, "to_numpy"):
         y = y.to_numpy()
     y = np.asarray(y)
@@ -55,7 +69,24 @@ def labels_1d(y):
 
 
 def check_two_classes(classes, owner):
-    """ValueError unless ``classes`` holds at least two labels (``owner`` names the estimator)."""
+    """The one "at least two classes" check.
+
+    Parameters
+    ----------
+    classes : ndarray
+        Sorted labels.
+    owner : str
+        The estimator's name, for the message.
+
+    Returns
+    -------
+    classes
+
+    Raises
+    ------
+    ValueError
+        With fewer than two labels.
+    """
     if len(classes) < 2:
         got = f"only one class: {classes[0]!r}" if len(classes) else "no labels"
         raise ValueError(f"{owner} needs samples of at least 2 classes; got {got}")
@@ -81,7 +112,16 @@ class TargetCoding:
     classes: object = None
 
     def __call__(self, y):
-        """T (n×m) for targets y (numpy or pandas)."""
+        """T for targets y.
+
+        Parameters
+        ----------
+        y : array-like (numpy or pandas) of shape (n,) or (n, m)
+
+        Returns
+        -------
+        T : ndarray of shape (n, n_outputs)
+        """
         if self.classes is not None:
             return one_hot(labels_1d(y), self.classes, self.dtype)
         if hasattr(y, "to_numpy"):

@@ -1,4 +1,4 @@
-"""Broad Learning System (Chen & Liu 2018; ALGORITHMS.md §5), batch and incremental.
+"""Broad Learning System (Chen & Liu 2018; docs/algorithms.md §5), batch and incremental.
 
 One fit, in the order of the reference code ``bls_train``:
 
@@ -20,7 +20,8 @@ the data, Z, one block and two (nk+q)² matrices (K and its factor), whatever N 
 takes about 1.2 times the Gram product IᵀI alone (benchmarks/bench_bls_mnist.py).
 Like the reference code's backslash, the Cholesky factor is used whenever it exists: with the
 default C = 2⁻³⁰ the system is near singular (reciprocal condition ~1e-16 on MNIST), which
-would send ``_ridge.spd_solve``'s rcond check to its slow eigen fallback for no accuracy gain.
+would send ``_ridge.spd_solve``'s default rcond check to its slow eigen fallback for no accuracy
+gain, so the readout is solved with ``rcond_min=0``.
 
 ``dtype='float32'`` builds I in float32 and takes IᵀI by ssyrk (half the float64 time), into
 the same float64 K: each block is shifted by the first block's column means and its ssyrk sum
@@ -52,16 +53,19 @@ approximates the ridge solution; ours is exact. The Gram state is rebuilt from t
 """
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve, orth
+from scipy.linalg import orth
 from scipy.linalg.blas import get_blas_funcs
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import ClassifierOutputs, RegressorOutputs, check_nonnegative, check_positive_int
+from ._base import ClassifierOutputs, RegressorOutputs
 from ._hidden import check_dtype, check_generator
 from ._kernels.bls import (add_upper, admm_lasso, affine_columns, minmax_rows, tansig_shrink,
                            zscore_rows)
-from ._ridge import _blas_controller, add_to_diagonal, serial_blas_if_small, spd_solve
+from ._ridge import add_to_diagonal, serial_blas_if_small, spd_solve
+from ._threads import thread_limit
+from ._validation import (DTYPE, NONNEGATIVE, POSITIVE, POSITIVE_INT, RANDOM_STATE, StrOptions,
+                          check_positive_int)
 
 BIAS = 0.1  # the constant column appended to X and to Z (H1 = [X, 0.1], H2 = [Z, 0.1])
 ADMM_ITERATIONS = 50
@@ -76,7 +80,17 @@ SERIAL_WORK = 1e9
 
 
 def serial_if_small(work):
-    """BLAS/LAPACK and Numba kernels on one thread when ``work`` (flops) is at most SERIAL_WORK."""
+    """BLAS/LAPACK and Numba kernels on one thread when ``work`` is at most SERIAL_WORK.
+
+    Parameters
+    ----------
+    work : float
+        Flops of the step.
+
+    Returns
+    -------
+    context manager
+    """
     return serial_blas_if_small(work, limit=SERIAL_WORK, numba_threads=True)
 
 
@@ -84,7 +98,7 @@ def draw_enhancement_weights(rng, n_inputs, n_nodes, dtype):
     """Wh = orth(U(-1, 1)^{n_inputs×n_nodes}): orthonormal columns if n_inputs ≥ n_nodes, else
     orthonormal rows (the reference's ``orth(2*rand(r, c)' - 1)'``)."""
     R = rng.uniform(-1.0, 1.0, size=(n_inputs, n_nodes))
-    with _blas_controller().limit(limits=1, user_api="blas"):  # a thin SVD: threads only hurt
+    with thread_limit(1, user_api="blas", numba_threads=False):  # a thin SVD: threads only hurt
         W = orth(R) if n_inputs >= n_nodes else orth(R.T).T
     if W.shape != R.shape:
         raise np.linalg.LinAlgError("random enhancement weights are rank deficient; reseed")
@@ -173,29 +187,6 @@ def _gram_update_f32(K, rhs, blocks, T, col0=0):
     return K, rhs
 
 
-def _symmetric(K):
-    """The full symmetric matrix from K's upper triangle."""
-    upper = np.triu(K)
-    return upper + np.triu(upper, 1).T
-
-
-def solve_gram(K, B, fallback=True):
-    """K⁻¹ B for the SPD Gram matrix K (upper triangle used), by Cholesky.
-
-    Like the reference code's backslash, a successful Cholesky is trusted however small C makes
-    the system's conditioning (C = 2⁻³⁰ is the BLS default): the fit residual stays at round-off.
-    When Cholesky fails (K numerically indefinite) ``_ridge.spd_solve`` takes over with its
-    warned eigen-solve, or with ``fallback=False`` the LinAlgError is raised.
-    """
-    try:
-        c = cho_factor(K, lower=False, overwrite_a=False, check_finite=False)
-    except np.linalg.LinAlgError:
-        if not fallback:
-            raise
-        return spd_solve(_symmetric(K), B)
-    return cho_solve(c, np.asarray(B, dtype=np.float64), check_finite=False)
-
-
 def _work(n_rows, n_nodes, n_features, n_feature_nodes):
     """Flops of a BLS fit: the window products, then the Gram and its Cholesky."""
     small = min(n_rows, n_nodes)
@@ -209,6 +200,12 @@ class BroadGram:
     ``form='primal'``: K = IᵀI + C·I (columns × columns) and ``rhs`` = IᵀT.
     ``form='dual'``:   K = IIᵀ + C·I (rows × rows) and ``rhs`` = T.
     K is float64 in Fortran order and only its upper triangle is maintained.
+
+    Parameters
+    ----------
+    form : {'primal', 'dual'}
+    K : ndarray of float64, Fortran order
+    rhs : ndarray of float64
     """
 
     def __init__(self, form, K, rhs):
@@ -218,6 +215,12 @@ class BroadGram:
 
 
 class _BLS(BaseEstimator):
+    _parameter_constraints = {
+        "n_windows": POSITIVE_INT, "nodes_per_window": POSITIVE_INT,
+        "n_enhancement": POSITIVE_INT, "shrink": POSITIVE, "reg": NONNEGATIVE,
+        "sparse_lambda": NONNEGATIVE, "preprocessing": [StrOptions(set(PREPROCESSING))],
+        "random_state": RANDOM_STATE, "dtype": DTYPE}
+
     def __init__(self, n_windows=10, nodes_per_window=10, n_enhancement=1000, shrink=0.8,
                  reg=2.0 ** -30, sparse_lambda=1e-3, preprocessing="minmax",
                  random_state=None, dtype="float64"):
@@ -233,15 +236,7 @@ class _BLS(BaseEstimator):
 
     # ---------------------------------------------------------------- parameters and layout
     def _check_params(self):
-        check_positive_int(self.n_windows, "n_windows")
-        check_positive_int(self.nodes_per_window, "nodes_per_window")
-        check_positive_int(self.n_enhancement, "n_enhancement")
-        for name in ("shrink", "reg", "sparse_lambda"):
-            check_nonnegative(getattr(self, name), name)
-        if not self.shrink > 0:
-            raise ValueError(f"shrink must be > 0, got {self.shrink!r}")
-        if self.preprocessing not in PREPROCESSING:
-            raise ValueError(f"preprocessing={self.preprocessing!r} is not one of {PREPROCESSING}")
+        self._validate_params()
         return check_dtype(self.dtype)
 
     def __sklearn_tags__(self):
@@ -335,7 +330,16 @@ class _BLS(BaseEstimator):
             yield r0, r1, block
 
     def broad_features(self, X):
-        """I = [Z | E] (n × ``n_nodes_``) for rows X: the broad layer the readout sees."""
+        """I = [Z | E] for rows X: the broad layer the readout sees.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        I : ndarray of shape (n_samples, n_nodes_)
+        """
         check_is_fitted(self, "beta_")
         X = validate_data(self, X, reset=False, dtype=self.sparse_weights_.dtype)
         Z = self._feature_nodes(self._scale_inputs(X))
@@ -380,7 +384,10 @@ class _BLS(BaseEstimator):
         """beta from the Gram state: Cholesky, then Iᵀ(·) in the dual form."""
         dtype = self.sparse_weights_.dtype
         try:
-            a = solve_gram(self.gram_.K, self.gram_.rhs, fallback=dtype == np.float64)
+            # like the reference code's backslash, a Cholesky factor is trusted however small
+            # C makes the conditioning (C = 2⁻³⁰ is the default): residuals stay at round-off
+            a = spd_solve(self.gram_.K, self.gram_.rhs, rcond_min=0,
+                          fallback=dtype == np.float64)
         except np.linalg.LinAlgError:
             raise np.linalg.LinAlgError(
                 f"dtype='float32': the Gram matrix is not positive definite at reg={self.reg:g} "
@@ -396,6 +403,20 @@ class _BLS(BaseEstimator):
         return self
 
     # ---------------------------------------------------------------- fit and increments
+    def fit(self, X, y):
+        """Fit the windows, the enhancement nodes and the readout on (X, y) from scratch.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs) (classifiers: labels)
+
+        Returns
+        -------
+        self
+        """
+        return self._fit(X, y)
+
     def _fit(self, X, y, **target_kw):
         with serial_if_small(self._fit_layer(X, y, **target_kw)):
             self.gram_ = self._build_gram(self._preferred_form())
@@ -433,6 +454,15 @@ class _BLS(BaseEstimator):
         The new group gets its own Wh (next draws of ``rng_``) and shrink s / max(H2 Wh) over
         every row learned so far. The primal Gram K grows by the blocks [IᵀE; EᵀE + C·I] and
         IᵀT by EᵀT; the dual one by E Eᵀ. Then beta is re-solved by Cholesky.
+
+        Parameters
+        ----------
+        n_new : int
+            Enhancement nodes to add.
+
+        Returns
+        -------
+        self
         """
         check_is_fitted(self, "beta_")
         n_new = check_positive_int(n_new, "n_new")
@@ -477,6 +507,15 @@ class _BLS(BaseEstimator):
 
         The primal Gram absorbs I_newᵀI_new and I_newᵀT_new; the dual one grows by the blocks
         [I_old I_newᵀ; I_new I_newᵀ + C·I]. Then beta is re-solved by Cholesky.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs) (classifiers: labels)
+
+        Returns
+        -------
+        self
         """
         check_is_fitted(self, "beta_")
         dtype = self.sparse_weights_.dtype
@@ -511,7 +550,10 @@ class _BLS(BaseEstimator):
         return self._solve()
 
 
-_PARAMS_DOC = """
+
+class BLSRegressor(RegressorOutputs, RegressorMixin, _BLS):
+    """Broad Learning System regressor, single or multi-output, with incremental learning (``add_enhancement_nodes``, ``partial_fit``).
+
     Parameters
     ----------
     n_windows : int, default=10
@@ -541,9 +583,7 @@ _PARAMS_DOC = """
         (reference settings, q = 11000) float32 with reg = 1e-3 gave 97.4% test accuracy in
         1.66 times its IᵀI time (0.4 of it the float64 Cholesky), 2.8 GB peak, against 98.9%
         in 1.23 times the (twice as long) float64 IᵀI for float64 at the default 2⁻³⁰.
-"""
 
-_ATTRIBUTES_DOC = """
     Attributes
     ----------
     mapping_weights_ : (d+1, n·k) the random We, window i in columns i·k … (i+1)·k
@@ -557,20 +597,7 @@ _ATTRIBUTES_DOC = """
     gram_ : BroadGram, the kept normal equations (K is n_nodes_² or rows², float64; set it to
         None to free the memory, and the next increment rebuilds it from feature_nodes_)
     rng_ : the Generator, advanced past every draw so far
-"""
 
-_REFERENCES_DOC = """
-    References
-    ----------
-    Chen & Liu (2018), Broad learning system: an effective and efficient incremental learning
-    system without the need for deep architecture. IEEE TNNLS 29(1), 10-24.
-"""
-
-
-class BLSRegressor(RegressorOutputs, RegressorMixin, _BLS):
-    __doc__ = "Broad Learning System regressor, single or multi-output, with incremental " \
-        "learning (``add_enhancement_nodes``, ``partial_fit``)." + _PARAMS_DOC + \
-        _ATTRIBUTES_DOC + """
     Examples
     --------
     >>> import numpy as np
@@ -579,23 +606,77 @@ class BLSRegressor(RegressorOutputs, RegressorMixin, _BLS):
     >>> y = np.sin(3 * X[:, 0])
     >>> BLSRegressor(n_enhancement=100, reg=1e-6, random_state=0).fit(X, y).score(X, y) > 0.99
     True
-    """ + _REFERENCES_DOC
-
-    def fit(self, X, y):
-        """Fit the windows, the enhancement nodes and the readout on (X, y) from scratch."""
-        return self._fit(X, y)
+    
+    References
+    ----------
+    Chen & Liu (2018), Broad learning system: an effective and efficient incremental learning
+    system without the need for deep architecture. IEEE TNNLS 29(1), 10-24.
+    """
 
     def partial_fit(self, X, y):
-        """Fit on the first call; afterwards learn the new rows (``add_rows``)."""
+        """Fit on the first call; afterwards learn the new rows (``add_rows``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+
+        Returns
+        -------
+        self
+        """
         if not hasattr(self, "beta_"):
             return self._fit(X, y)
         return self.add_rows(X, y)
 
 
 class BLSClassifier(ClassifierOutputs, ClassifierMixin, _BLS):
-    __doc__ = "Broad Learning System classifier (least-squares readout on class targets; " \
-        "``predict_proba`` is the softmax of the scores), with incremental learning." + \
-        _PARAMS_DOC + _ATTRIBUTES_DOC + """    classes_ : sorted class labels
+    """Broad Learning System classifier (least-squares readout on class targets; ``predict_proba`` is the softmax of the scores), with incremental learning.
+
+    Parameters
+    ----------
+    n_windows : int, default=10
+        Number n of feature windows (sparse autoencoders).
+    nodes_per_window : int, default=10
+        Feature nodes k per window; Z has n·k columns.
+    n_enhancement : int, default=1000
+        Enhancement nodes q (the reference MNIST demo uses 11000, the fMRI paper 2000).
+    shrink : float, default=0.8
+        s in the enhancement shrink l = s / max(H2 Wh).
+    reg : float, default=2**-30
+        Ridge penalty C of the readout, (IᵀI + C·I)⁻¹ IᵀT.
+    sparse_lambda : float, default=1e-3
+        L1 weight lam of the sparse autoencoder (ADMM, 50 steps, rho = 1).
+    preprocessing : {'minmax', 'reference'}, default='minmax'
+        'reference' reproduces the reference code exactly: each sample z-scored, A = H1 We
+        min-max scaled per row within each window, class targets ±1. 'minmax' scales each input
+        column to [0, 1] (training minima and maxima), A per column, and codes classes one-hot
+        0/1 (module docstring).
+    random_state : int, numpy Generator or None
+        Seeds every We (window by window), then Wh, then the Wh of later
+        ``add_enhancement_nodes`` calls, from one Generator.
+    dtype : {'float64', 'float32'}, default='float64'
+        Precision of the broad layer and its Gram product (K and the Cholesky solve are
+        float64). float32 halves the Gram time, but its round-off needs reg ≳ 1e-3 on MNIST
+        (60000 rows; it grows with the rows): a smaller reg raises LinAlgError. On MNIST
+        (reference settings, q = 11000) float32 with reg = 1e-3 gave 97.4% test accuracy in
+        1.66 times its IᵀI time (0.4 of it the float64 Cholesky), 2.8 GB peak, against 98.9%
+        in 1.23 times the (twice as long) float64 IᵀI for float64 at the default 2⁻³⁰.
+
+    Attributes
+    ----------
+    mapping_weights_ : (d+1, n·k) the random We, window i in columns i·k … (i+1)·k
+    sparse_weights_ : (d+1, n·k) the sparse autoencoders' W_Dᵀ: Z = [X', 0.1] @ this
+    feature_offset_, feature_gain_ : (n·k,) the feature windows' min-max scaling to [0, 1]
+    x_offset_, x_gain_ : (d,) input min-max scaling ('minmax' preprocessing only)
+    enhancement_weights_ : list of (n·k+1, q_g) orthonormal Wh, one per enhancement group
+    enhancement_shrink_ : list of the groups' shrinks l_g
+    beta_ : (n_nodes_, m) the readout; rows follow I = [Z | E_1 | E_2 …]
+    feature_nodes_, targets_ : Z and the coded targets of every row learned (for increments)
+    gram_ : BroadGram, the kept normal equations (K is n_nodes_² or rows², float64; set it to
+        None to free the memory, and the next increment rebuilds it from feature_nodes_)
+    rng_ : the Generator, advanced past every draw so far
+    classes_ : sorted class labels
 
     Examples
     --------
@@ -605,20 +686,30 @@ class BLSClassifier(ClassifierOutputs, ClassifierMixin, _BLS):
     >>> model = BLSClassifier(n_enhancement=500, reg=1e-3, random_state=0).fit(X[:1500], y[:1500])
     >>> model.score(X[1500:], y[1500:]) > 0.9
     True
-    """ + _REFERENCES_DOC
+    
+    References
+    ----------
+    Chen & Liu (2018), Broad learning system: an effective and efficient incremental learning
+    system without the need for deep architecture. IEEE TNNLS 29(1), 10-24.
+    """
 
     def _code_targets(self, T):
         return 2 * T - 1 if self.preprocessing == "reference" else T
 
-    def fit(self, X, y):
-        """Fit the windows, the enhancement nodes and the readout on (X, y) from scratch."""
-        return self._fit(X, y)
-
     def partial_fit(self, X, y, classes=None):
-        """Fit on the first call (``classes``, every label ever to appear, required there);
-        afterwards learn the new rows (``add_rows``)."""
-        if not hasattr(self, "beta_"):
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit")
-            return self._fit(X, y, classes=classes)
-        return self.add_rows(X, y)
+        """Fit on the first call; afterwards learn the new rows (``add_rows``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like, default=None
+            Every label ever to appear; required on the first call.
+
+        Returns
+        -------
+        self
+        """
+        first = not hasattr(self, "beta_")
+        self._check_first_call(X, y, classes)
+        return self._fit(X, y, classes=classes) if first else self.add_rows(X, y)

@@ -86,17 +86,13 @@ def options(**kwargs):
 
     Parameters
     ----------
-    blas_threads : 'auto' or int, default='auto'
-        BLAS threads per worker process (module docstring).
-    split_every : int, default=8
-        Fan-in of the tree that adds the per-chunk Gram sums.
-    compute_kwargs : dict or None
-        Passed to ``dask.compute``.
-    sequential : bool, default=False
-        OS-ELM: learn the chunks one by one, in order, here (each computed on a worker) instead
-        of one information step with the tree-summed Gram.
-    classes : array-like or None
-        A classifier's labels; default: found by a Dask pass over y.
+    **kwargs
+        Any of: ``blas_threads`` ('auto' or int, default 'auto': BLAS threads per worker
+        process, module docstring); ``split_every`` (int, default 8: fan-in of the tree that
+        adds the per-chunk Gram sums); ``compute_kwargs`` (dict, passed to ``dask.compute``);
+        ``sequential`` (bool, default False; OS-ELM: learn the chunks one by one, in order,
+        here, each computed on a worker, instead of one information step with the tree-summed
+        Gram); ``classes`` (a classifier's labels; default: found by a Dask pass over y).
     """
     unknown = set(kwargs) - set(_DEFAULTS)
     if unknown:
@@ -353,12 +349,16 @@ def _tree(parts, combine, split_every):
 class DaskRows:
     """Training rows (X, y) given as Dask collections: the distributed row source.
 
-    X: dask array (n×d; any chunks), dask DataFrame, or an on-disk array (zarr.Array,
-    h5py.Dataset: wrapped lazily by ``da.from_array``); numpy/pandas if y is a Dask one.
-    y: dask array (n,) or (n, m), dask Series/DataFrame, or an in-memory array.
     Nothing is computed on construction except unknown chunk lengths where X and y must be
-    re-aligned. Methods as in ``fastelm._gram`` (row-source interface); options from
+    re-aligned. Methods as in ``fastelm._rows`` (the row-source interface); options from
     ``options``.
+
+    Parameters
+    ----------
+    X : dask array (n×d; any chunks), dask DataFrame, or an on-disk array
+        zarr.Array, h5py.Dataset: wrapped lazily by ``da.from_array``; numpy/pandas if y is a
+        Dask collection.
+    y : dask array (n,) or (n, m), dask Series/DataFrame, or an in-memory array
     """
 
     distributed = True
@@ -394,7 +394,17 @@ class DaskRows:
         return classes
 
     def gram_sums(self, feature_map, coding):
-        """GramSums (float64) of every chunk, summed in a tree on the workers."""
+        """GramSums (float64) of every chunk, summed in a tree on the workers.
+
+        Parameters
+        ----------
+        feature_map : picklable feature map (e.g. ``fastelm._gram.HiddenMap``)
+        coding : fastelm._targets.TargetCoding
+
+        Returns
+        -------
+        fastelm._gram.GramSums
+        """
         import dask
         # one task holding the map and coding: not copied into every chunk's task
         feature_map = dask.delayed(feature_map, traverse=False)
@@ -407,7 +417,16 @@ class DaskRows:
         return sums
 
     def gather(self, coding):
-        """(X, T) of every row, in memory."""
+        """(X, T) of every row, in memory.
+
+        Parameters
+        ----------
+        coding : fastelm._targets.TargetCoding
+
+        Returns
+        -------
+        X, T : ndarray
+        """
         import dask
         X, y = dask.compute(self._X, self._y)
         if hasattr(X, "to_numpy"):
@@ -416,7 +435,18 @@ class DaskRows:
 
     def ridge_readout(self, feature_map, coding, alpha):
         """beta of the ridge readout: the tree-summed Gram solved here; fewer rows than p: the
-        rows are gathered and solved in the dual form, exactly as in memory."""
+        rows are gathered and solved in the dual form, exactly as in memory.
+
+        Parameters
+        ----------
+        feature_map : picklable feature map
+        coding : fastelm._targets.TargetCoding
+        alpha : float
+
+        Returns
+        -------
+        beta : ndarray of shape (p, m), the map's dtype
+        """
         p = feature_map.width
         if self.n_rows is None or self.n_rows >= p:
             sums = self.gram_sums(feature_map, coding)
@@ -425,7 +455,16 @@ class DaskRows:
         return ridge_readout(*self.gather(coding), feature_map, alpha)
 
     def blocks(self, coding):
-        """(X, T) of each non-empty chunk in order, each computed on a worker in turn."""
+        """(X, T) of each non-empty chunk in order, each computed on a worker in turn.
+
+        Parameters
+        ----------
+        coding : fastelm._targets.TargetCoding
+
+        Yields
+        ------
+        X, T : ndarray
+        """
         seen = False
         for xb, yb in self._pairs:
             X, T = _chunk_arrays(*self._compute(xb, yb), self._y_columns, coding.dtype, coding)
@@ -483,10 +522,22 @@ def map_rows(func, X, dtype, n_columns, out_dtype):
 # entry points with options
 
 def fit_dask(estimator, X, y, **kwargs):
-    """``estimator.fit(X, y)`` on Dask collections with the given ``options``; returns it.
+    """``estimator.fit(X, y)`` on Dask collections with the given ``options``.
 
     The estimator (ELM, OS-ELM, FOS-ELM) equals its in-memory fit on the same rows: same W, b
     (same ``random_state``), readout to round-off.
+
+    Parameters
+    ----------
+    estimator : ELM, OS-ELM or FOS-ELM estimator
+    X : dask array, dask DataFrame, zarr.Array or h5py.Dataset (see ``DaskRows``)
+    y : dask array, dask Series/DataFrame or in-memory array
+    **kwargs
+        ``options``: blas_threads, split_every, compute_kwargs, sequential, classes.
+
+    Returns
+    -------
+    estimator
     """
     if not callable(getattr(estimator, "fit", None)):
         raise TypeError(f"fit_dask fits fastelm ELM and OS-ELM estimators, not "
@@ -500,6 +551,17 @@ def partial_fit_dask(estimator, X, y, **kwargs):
 
     A fresh classifier takes its labels from the ``classes`` option, or finds them by a Dask
     pass; afterwards beta is the batch ridge fit on every row seen (module docstring).
+
+    Parameters
+    ----------
+    estimator : OS-ELM or FOS-ELM estimator
+    X, y : as in ``fit_dask``
+    **kwargs
+        ``options``.
+
+    Returns
+    -------
+    estimator
     """
     if not callable(getattr(estimator, "partial_fit", None)):
         raise TypeError(f"partial_fit_dask needs an OS-ELM estimator, not "
@@ -509,10 +571,17 @@ def partial_fit_dask(estimator, X, y, **kwargs):
 
 
 def predict_dask(estimator, X, method="predict"):
-    """``estimator.<method>(X)`` chunk by chunk on the workers; returns a dask array.
+    """``estimator.<method>(X)`` chunk by chunk on the workers.
 
-    method : 'predict', 'predict_proba' or 'decision_function'.
-    X : dask array or dask DataFrame, or an in-memory array (wrapped as one chunk).
+    Parameters
+    ----------
+    estimator : fitted ELM, OS-ELM or FOS-ELM estimator
+    X : dask array or dask DataFrame, or an in-memory array (wrapped as one chunk)
+    method : {'predict', 'predict_proba', 'decision_function'}, default='predict'
+
+    Returns
+    -------
+    dask array
     """
     if method not in PREDICT_METHODS:
         raise ValueError(f"method={method!r} is not one of {PREDICT_METHODS}")
@@ -525,10 +594,22 @@ def predict_dask(estimator, X, method="predict"):
 def parallel_backend(client=None, **backend_params):
     """joblib's Dask backend bound to a Client: scikit-learn ``n_jobs`` work runs on the cluster.
 
-    ``client``: a ``distributed.Client``, a scheduler address ('tcp://host:8786', then a Client
-    is opened and closed here), or None for the current default Client. Extra keyword arguments
-    go to ``joblib.parallel_config`` (e.g. ``n_jobs``, ``scatter=[X, y]`` to ship data once).
-    Yields the Client::
+    Parameters
+    ----------
+    client : distributed.Client, str or None
+        A Client, a scheduler address ('tcp://host:8786', then a Client is opened and closed
+        here), or None for the current default Client.
+    **backend_params
+        Passed to ``joblib.parallel_config`` (e.g. ``n_jobs``, ``scatter=[X, y]`` to ship data
+        once).
+
+    Yields
+    ------
+    client : distributed.Client
+
+    Examples
+    --------
+    ::
 
         with parallel_backend(client):
             cross_validate(ELMClassifier(), X, y, cv=10, n_jobs=-1)

@@ -4,47 +4,22 @@ ELM (Huang et al. 2006): H = g(XW + b) with random W, b; beta = ridge fit of T o
 OS-ELM (Liang et al. 2006): the same readout updated chunk by chunk by recursive least squares;
 after any chunking it equals the batch ELM on every row seen (same W, b, alpha).
 """
-import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 
 from ._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs
-from ._gram import DirectLinksMap, gram_sums, is_dask_input
+from ._gram import DirectLinksMap, gram_sums
 from ._rls import RecursiveRidge
-
-_PARAMS_DOC = """
-    Parameters
-    ----------
-    n_hidden : int, default=100
-        Number of hidden nodes L.
-    activation : {'tanh', 'sigmoid', 'relu', 'sine', 'linear'}, default='tanh'
-        g in H = g(XW + b); 'tansig' is a synonym of 'tanh'.
-    alpha : float, default=1e-3
-        Ridge penalty (1/C) of the readout.
-    random_state : int, numpy Generator or None
-        Seeds W, b ~ U(-1, 1); the same seed gives the same model at any thread count.
-    dtype : {'float64', 'float32'}, default='float64'
-        Precision of the hidden layer and its products (the L×L solve is always float64).
-"""
-
-
-_LINKS_DOC = """    direct_links : bool, default=False
-        Put the inputs beside the hidden outputs in the readout, A = [X, g(XW + b)] (the RVFL
-        form); beta_ then has d + L rows, X's first. With a selected penalty the model is then
-        never worse than ridge on the inputs: on wide data the linear part is most of the signal.
-"""
 
 
 class _ELM(BaseRandomLayerReadout):
+    _parameter_constraints = {**BaseRandomLayerReadout._parameter_constraints,
+                              "direct_links": ["boolean"]}
+
     def __init__(self, n_hidden=100, activation="tanh", alpha=1e-3, direct_links=False,
                  random_state=None, dtype="float64"):
         super().__init__(n_hidden=n_hidden, activation=activation, alpha=alpha,
                          random_state=random_state, dtype=dtype)
         self.direct_links = direct_links
-
-    def _check_params(self):
-        if not isinstance(self.direct_links, (bool, np.bool_)):
-            raise ValueError(f"direct_links must be True or False, got {self.direct_links!r}")
-        return super()._check_params()
 
     def _feature_map(self):
         """A = g(XW + b), or A = [X, g(XW + b)] with direct links."""
@@ -147,8 +122,25 @@ class _OSELM(BaseRandomLayerReadout):
 
 
 class ELMRegressor(RegressorOutputs, RegressorMixin, _ELM):
-    __doc__ = "Extreme learning machine regressor, single or multi-output." + _PARAMS_DOC + \
-        _LINKS_DOC + """
+    """Extreme learning machine regressor, single or multi-output.
+
+    Parameters
+    ----------
+    n_hidden : int, default=100
+        Number of hidden nodes L.
+    activation : {'tanh', 'sigmoid', 'relu', 'sine', 'linear'}, default='tanh'
+        g in H = g(XW + b); 'tansig' is a synonym of 'tanh'.
+    alpha : float, default=1e-3
+        Ridge penalty (1/C) of the readout.
+    direct_links : bool, default=False
+        Put the inputs beside the hidden outputs in the readout, A = [X, g(XW + b)] (the RVFL
+        form); beta_ then has d + L rows, X's first. With a selected penalty the model is then
+        never worse than ridge on the inputs: on wide data the linear part is most of the signal.
+    random_state : int, numpy Generator or None
+        Seeds W, b ~ U(-1, 1); the same seed gives the same model at any thread count.
+    dtype : {'float64', 'float32'}, default='float64'
+        Precision of the hidden layer and its products (the L×L solve is always float64).
+
     Attributes
     ----------
     W_, b_ : random input weights (d×L) and biases (L)
@@ -169,8 +161,25 @@ class ELMRegressor(RegressorOutputs, RegressorMixin, _ELM):
 
 
 class ELMClassifier(ClassifierOutputs, ClassifierMixin, _ELM):
-    __doc__ = "Extreme learning machine classifier (one-hot least-squares targets)." + \
-        _PARAMS_DOC + _LINKS_DOC + """
+    """Extreme learning machine classifier (one-hot least-squares targets).
+
+    Parameters
+    ----------
+    n_hidden : int, default=100
+        Number of hidden nodes L.
+    activation : {'tanh', 'sigmoid', 'relu', 'sine', 'linear'}, default='tanh'
+        g in H = g(XW + b); 'tansig' is a synonym of 'tanh'.
+    alpha : float, default=1e-3
+        Ridge penalty (1/C) of the readout.
+    direct_links : bool, default=False
+        Put the inputs beside the hidden outputs in the readout, A = [X, g(XW + b)] (the RVFL
+        form); beta_ then has d + L rows, X's first. With a selected penalty the model is then
+        never worse than ridge on the inputs: on wide data the linear part is most of the signal.
+    random_state : int, numpy Generator or None
+        Seeds W, b ~ U(-1, 1); the same seed gives the same model at any thread count.
+    dtype : {'float64', 'float32'}, default='float64'
+        Precision of the hidden layer and its products (the L×L solve is always float64).
+
     Attributes
     ----------
     classes_ : sorted class labels
@@ -179,8 +188,21 @@ class ELMClassifier(ClassifierOutputs, ClassifierMixin, _ELM):
 
 
 class OSELMRegressor(RegressorOutputs, RegressorMixin, _OSELM):
-    __doc__ = "Online sequential ELM regressor: ``partial_fit`` chunk by chunk, any chunk size." \
-        + _PARAMS_DOC + """
+    """Online sequential ELM regressor: ``partial_fit`` chunk by chunk, any chunk size.
+
+    Parameters
+    ----------
+    n_hidden : int, default=100
+        Number of hidden nodes L.
+    activation : {'tanh', 'sigmoid', 'relu', 'sine', 'linear'}, default='tanh'
+        g in H = g(XW + b); 'tansig' is a synonym of 'tanh'.
+    alpha : float, default=1e-3
+        Ridge penalty (1/C) of the readout.
+    random_state : int, numpy Generator or None
+        Seeds W, b ~ U(-1, 1); the same seed gives the same model at any thread count.
+    dtype : {'float64', 'float32'}, default='float64'
+        Precision of the hidden layer and its products (the L×L solve is always float64).
+
     Attributes
     ----------
     W_, b_, beta_ : as in ELMRegressor
@@ -193,16 +215,51 @@ class OSELMRegressor(RegressorOutputs, RegressorMixin, _OSELM):
     """
 
     def partial_fit(self, X, y):
-        """Absorb one chunk: beta becomes the ridge fit on every row seen so far."""
+        """Absorb one chunk: beta becomes the ridge fit on every row seen so far.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or a Dask collection
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+
+        Returns
+        -------
+        self
+        """
         return self._partial_fit(X, y)
 
 
 class OSELMClassifier(ClassifierOutputs, ClassifierMixin, _OSELM):
-    __doc__ = "Online sequential ELM classifier; give ``classes`` on the first ``partial_fit``." \
-        + _PARAMS_DOC
+    """Online sequential ELM classifier; give ``classes`` on the first ``partial_fit``.
+
+    Parameters
+    ----------
+    n_hidden : int, default=100
+        Number of hidden nodes L.
+    activation : {'tanh', 'sigmoid', 'relu', 'sine', 'linear'}, default='tanh'
+        g in H = g(XW + b); 'tansig' is a synonym of 'tanh'.
+    alpha : float, default=1e-3
+        Ridge penalty (1/C) of the readout.
+    random_state : int, numpy Generator or None
+        Seeds W, b ~ U(-1, 1); the same seed gives the same model at any thread count.
+    dtype : {'float64', 'float32'}, default='float64'
+        Precision of the hidden layer and its products (the L×L solve is always float64).
+    """
 
     def partial_fit(self, X, y, classes=None):
-        """Absorb one chunk; ``classes`` (all labels ever to appear) is required on the first."""
-        if not hasattr(self, "rls_") and classes is None and not is_dask_input(X, y):
-            raise ValueError("classes must be passed on the first call to partial_fit")
+        """Absorb one chunk: beta becomes the ridge fit on every row seen so far.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or a Dask collection
+        y : array-like of shape (n_samples,)
+        classes : array-like, default=None
+            Every label ever to appear; required on the first call (except for Dask input,
+            whose labels are then found by a pass over y).
+
+        Returns
+        -------
+        self
+        """
+        self._check_first_call(X, y, classes)
         return self._partial_fit(X, y, classes=classes)

@@ -1,7 +1,7 @@
 """Differential evolution of ELM hidden layers: DE-ELM estimators and DE strategy selection.
 
-DE-ELM (ALGORITHMS.md §6; Pang et al., the DE-ELM-SSC / DE-ELM-SSC+ paper, seed 002; E-ELM,
-Zhu et al. 2005). An individual theta = [W.ravel(), b] is the hidden layer of an ELM with
+DE-ELM (docs/algorithms.md §6; Pang, Huang, Zhang, Shu & Zhao (2020), semi-supervised
+classification based on DE and ELM (DE-ELM-SSC / DE-ELM-SSC+); E-ELM, Zhu et al. 2005). An individual theta = [W.ravel(), b] is the hidden layer of an ELM with
 ``n_hidden`` nodes, bounds [-1, 1]. Its fitness: the ridge readout beta fitted on a training part
 L, the RMSE of the network on a validation part V, and ||beta||. Each generation t:
 
@@ -34,18 +34,18 @@ Choices where the paper is silent or ambiguous (each reachable by a parameter wh
   individual's validation RMSE (V both guides the DE and scores it, as in Algorithm 1 + 3).
 """
 import math
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin, clone, is_classifier
-from sklearn.utils.validation import validate_data
 
-from ._base import (BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs, check_nonnegative,
-                    check_positive_int)
+from ._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs
 from ._hidden import check_activation, check_generator
 from ._kernels import de as _de
 from ._ridge import ridge_fit
+from ._targets import TargetCoding
+from ._validation import (FRACTION, NONNEGATIVE, NONNEGATIVE_INT, OPEN_FRACTION, POSITIVE_INT,
+                          StrOptions, validate_params)
 
 __all__ = ["DEELMClassifier", "DEELMRegressor", "StrategySelection", "scaling_factor",
            "select_strategy"]
@@ -67,6 +67,20 @@ def scaling_factor(t, n_generations, schedule="nonlinear", f_min=0.2, f_max=0.6,
     slower than linear early on and faster late. T = ``n_generations``: F(0) = Fmax for the first
     generation, F(T) = Fmin would be the value at the last population (paper, §4, example 2:
     Fmax 0.6, Fmin 0.2, T 20 give F(10) = 0.448984, F(11) = 0.429306).
+
+    Parameters
+    ----------
+    t : int
+        Generation index, 0 … T − 1.
+    n_generations : int
+        T.
+    schedule : {'constant', 'linear', 'nonlinear'}, default='nonlinear'
+    f_min, f_max : float, default=0.2, 0.6
+    f_constant : float, default=0.5
+
+    Returns
+    -------
+    F : float
     """
     if schedule == "constant":
         return float(f_constant)
@@ -211,7 +225,126 @@ def evolve(data, pop0, rngs, strategies, *, n_hidden, code, alpha, n_generations
 
 # --------------------------------------------------------------------------- estimators
 
-_PARAMS_DOC = """
+
+class _DEELM(BaseRandomLayerReadout):
+    _parameter_constraints = {
+        **BaseRandomLayerReadout._parameter_constraints,
+        "strategy": [StrOptions(set(STRATEGIES))], "pop_size": POSITIVE_INT,
+        "n_generations": NONNEGATIVE_INT, "crossover": FRACTION,
+        "f_schedule": [StrOptions(set(F_SCHEDULES))], "f_min": NONNEGATIVE,
+        "f_max": NONNEGATIVE, "f_constant": NONNEGATIVE, "selection": [StrOptions(set(SELECTIONS))],
+        "eelm_tol": NONNEGATIVE, "elitism": ["boolean"], "validation_fraction": OPEN_FRACTION,
+        "readout": [StrOptions(set(READOUTS))]}
+
+    def __init__(self, n_hidden=30, activation="tanh", alpha=1e-3, strategy="rand/1",
+                 pop_size=20, n_generations=20, crossover=0.8, f_schedule="nonlinear",
+                 f_min=0.2, f_max=0.6, f_constant=0.5, selection="paper", eelm_tol=0.02,
+                 elitism=True, validation_fraction=0.5, readout="train", random_state=None,
+                 dtype="float64"):
+        self.n_hidden = n_hidden
+        self.activation = activation
+        self.alpha = alpha
+        self.strategy = strategy
+        self.pop_size = pop_size
+        self.n_generations = n_generations
+        self.crossover = crossover
+        self.f_schedule = f_schedule
+        self.f_min = f_min
+        self.f_max = f_max
+        self.f_constant = f_constant
+        self.selection = selection
+        self.eelm_tol = eelm_tol
+        self.elitism = elitism
+        self.validation_fraction = validation_fraction
+        self.readout = readout
+        self.random_state = random_state
+        self.dtype = dtype
+
+    def _check_params(self, strategies=None):
+        dtype = super()._check_params()
+        strategies = [self.strategy] if strategies is None else strategies
+        for s in strategies:
+            if not isinstance(s, str) or s not in STRATEGIES:
+                raise ValueError(f"strategy={s!r} is not one of {list(STRATEGIES)}")
+        need = max(MIN_POP_SIZE[s] for s in strategies)
+        if self.pop_size < need:
+            raise ValueError(f"pop_size={self.pop_size} is too small for strategy {strategies}: "
+                             f"it needs at least {need}")
+        return dtype
+
+    def _f_values(self):
+        G = int(self.n_generations)
+        return [scaling_factor(t, G, self.f_schedule, self.f_min, self.f_max, self.f_constant)
+                for t in range(G)]
+
+    def _evolve_options(self):
+        return dict(n_hidden=int(self.n_hidden), code=check_activation(self.activation),
+                    alpha=float(self.alpha), n_generations=int(self.n_generations),
+                    crossover=float(self.crossover), f_values=self._f_values(),
+                    rule=SELECTIONS[self.selection], eps=float(self.eelm_tol),
+                    elitism=bool(self.elitism))
+
+    def _train_validation_rows(self, rng, T):
+        if len(T) < 2:
+            raise ValueError(f"{type(self).__name__} splits its fit data into training and "
+                             f"validation parts and needs at least 2 samples, got 1 sample; "
+                             f"or pass X_val, y_val")
+        labels = T.argmax(axis=1) if is_classifier(self) else None
+        return split_indices(rng, len(T), self.validation_fraction, labels)
+
+    def fit(self, X, y, X_val=None, y_val=None):
+        """Evolve the hidden layer (W, b) by DE and fit the readout.
+
+        Without ``X_val`` the data is split at random into L and V (``validation_fraction``,
+        stratified for classifiers); with ``X_val, y_val`` all of X is L and those rows are V.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs) (classifiers: labels)
+        X_val, y_val : array-like, default=None
+            Validation rows V, given together.
+
+        Returns
+        -------
+        self
+        """
+        dtype = self._check_params()
+        X, T = self._validate_Xy(X, y, dtype, reset=True)
+        rng = check_generator(self.random_state)
+        if X_val is None:
+            if y_val is not None:
+                raise ValueError("y_val given without X_val")
+            train, val = self._train_validation_rows(rng, T)
+        else:
+            if y_val is None:
+                raise ValueError("X_val given without y_val")
+            Xv, Tv = self._validation_data(X_val, y_val, dtype, T.shape[1])
+            train = np.arange(len(X))
+            val = np.arange(len(X), len(X) + len(Xv))
+            X, T = np.concatenate([X, Xv]), np.concatenate([T, Tv])
+        nh, d = int(self.n_hidden), X.shape[1]
+        data = prepare_splits(X, T, [(train, val)])
+        pop0 = rng.uniform(*BOUNDS, size=(1, int(self.pop_size), (d + 1) * nh))
+        result = evolve(data, pop0, [rng], [STRATEGIES[self.strategy]],
+                        **self._evolve_options())
+        best = int(np.argmin(result.rmse[0]))
+        theta = result.population[0, best]
+        self.W_ = theta[:d * nh].reshape(d, nh).astype(dtype)
+        self.b_ = theta[d * nh:].astype(dtype)
+        rows = train if self.readout == "train" else np.concatenate([train, val])
+        self.beta_ = ridge_fit(self._hidden(X[rows]), T[rows], self.alpha)
+        self.validation_rmse_ = float(result.rmse[0, best])
+        self.fitness_history_ = result.history[:, 0, :]
+        self.population_ = result.population[0]
+        self.population_rmse_ = result.rmse[0]
+        self.population_norm_ = result.norm[0]
+        return self
+
+
+class DEELMRegressor(RegressorOutputs, RegressorMixin, _DEELM):
+    """ELM regressor whose hidden layer is evolved by differential evolution (DE-ELM).
+
     Parameters
     ----------
     n_hidden : int, default=30
@@ -252,9 +385,7 @@ _PARAMS_DOC = """
         Seeds the split, the initial population and every DE draw.
     dtype : {'float64', 'float32'}, default='float64'
         Precision of the final model (the evolution itself always runs in float64).
-"""
 
-_ATTRIBUTES_DOC = """
     Attributes
     ----------
     W_, b_ : hidden layer (d×nh, nh) of the best individual of the last population
@@ -264,126 +395,7 @@ _ATTRIBUTES_DOC = """
         and the mean validation RMSE
     population_ : ndarray (pop_size, (d + 1)·nh), the last population, rows [W.ravel(), b]
     population_rmse_, population_norm_ : its validation RMSEs and readout norms ||beta||
-"""
 
-
-class _DEELM(BaseRandomLayerReadout):
-    def __init__(self, n_hidden=30, activation="tanh", alpha=1e-3, strategy="rand/1",
-                 pop_size=20, n_generations=20, crossover=0.8, f_schedule="nonlinear",
-                 f_min=0.2, f_max=0.6, f_constant=0.5, selection="paper", eelm_tol=0.02,
-                 elitism=True, validation_fraction=0.5, readout="train", random_state=None,
-                 dtype="float64"):
-        self.n_hidden = n_hidden
-        self.activation = activation
-        self.alpha = alpha
-        self.strategy = strategy
-        self.pop_size = pop_size
-        self.n_generations = n_generations
-        self.crossover = crossover
-        self.f_schedule = f_schedule
-        self.f_min = f_min
-        self.f_max = f_max
-        self.f_constant = f_constant
-        self.selection = selection
-        self.eelm_tol = eelm_tol
-        self.elitism = elitism
-        self.validation_fraction = validation_fraction
-        self.readout = readout
-        self.random_state = random_state
-        self.dtype = dtype
-
-    def _check_params(self, strategies=None):
-        dtype = super()._check_params()
-        for name, value, choices in [("selection", self.selection, SELECTIONS),
-                                     ("f_schedule", self.f_schedule, F_SCHEDULES),
-                                     ("readout", self.readout, READOUTS)]:
-            if not isinstance(value, str) or value not in choices:
-                raise ValueError(f"{name}={value!r} is not one of {list(choices)}")
-        strategies = [self.strategy] if strategies is None else strategies
-        for s in strategies:
-            if not isinstance(s, str) or s not in STRATEGIES:
-                raise ValueError(f"strategy={s!r} is not one of {list(STRATEGIES)}")
-        pop_size = check_positive_int(self.pop_size, "pop_size")
-        need = max(MIN_POP_SIZE[s] for s in strategies)
-        if pop_size < need:
-            raise ValueError(f"pop_size={pop_size} is too small for strategy {strategies}: "
-                             f"it needs at least {need}")
-        if not isinstance(self.n_generations, (numbers.Integral, np.integer)) \
-                or isinstance(self.n_generations, bool) or self.n_generations < 0:
-            raise ValueError(f"n_generations must be an integer >= 0, got {self.n_generations!r}")
-        for name in ("crossover", "f_min", "f_max", "f_constant", "eelm_tol"):
-            check_nonnegative(getattr(self, name), name)
-        if self.crossover > 1:
-            raise ValueError(f"crossover must be in [0, 1], got {self.crossover!r}")
-        v = self.validation_fraction
-        if not isinstance(v, (numbers.Real, np.number)) or isinstance(v, bool) or not 0 < v < 1:
-            raise ValueError(f"validation_fraction must be in (0, 1), got {v!r}")
-        if not isinstance(self.elitism, (bool, np.bool_)):
-            raise ValueError(f"elitism must be True or False, got {self.elitism!r}")
-        return dtype
-
-    def _f_values(self):
-        G = int(self.n_generations)
-        return [scaling_factor(t, G, self.f_schedule, self.f_min, self.f_max, self.f_constant)
-                for t in range(G)]
-
-    def _evolve_options(self):
-        return dict(n_hidden=int(self.n_hidden), code=check_activation(self.activation),
-                    alpha=float(self.alpha), n_generations=int(self.n_generations),
-                    crossover=float(self.crossover), f_values=self._f_values(),
-                    rule=SELECTIONS[self.selection], eps=float(self.eelm_tol),
-                    elitism=bool(self.elitism))
-
-    def _split(self, rng, T):
-        if len(T) < 2:
-            raise ValueError(f"{type(self).__name__} splits its fit data into training and "
-                             f"validation parts and needs at least 2 samples, got 1 sample; "
-                             f"or pass X_val, y_val")
-        labels = T.argmax(axis=1) if is_classifier(self) else None
-        return split_indices(rng, len(T), self.validation_fraction, labels)
-
-    def fit(self, X, y, X_val=None, y_val=None):
-        """Evolve the hidden layer (W, b) by DE and fit the readout.
-
-        Without ``X_val`` the data is split at random into L and V (``validation_fraction``,
-        stratified for classifiers); with ``X_val, y_val`` all of X is L and those rows are V.
-        """
-        dtype = self._check_params()
-        X, T = self._validate_Xy(X, y, dtype, reset=True)
-        rng = check_generator(self.random_state)
-        if X_val is None:
-            if y_val is not None:
-                raise ValueError("y_val given without X_val")
-            train, val = self._split(rng, T)
-        else:
-            if y_val is None:
-                raise ValueError("X_val given without y_val")
-            Xv, Tv = self._validation_data(X_val, y_val, dtype, T.shape[1])
-            train = np.arange(len(X))
-            val = np.arange(len(X), len(X) + len(Xv))
-            X, T = np.concatenate([X, Xv]), np.concatenate([T, Tv])
-        nh, d = int(self.n_hidden), X.shape[1]
-        data = prepare_splits(X, T, [(train, val)])
-        pop0 = rng.uniform(*BOUNDS, size=(1, int(self.pop_size), (d + 1) * nh))
-        result = evolve(data, pop0, [rng], [STRATEGIES[self.strategy]],
-                        **self._evolve_options())
-        best = int(np.argmin(result.rmse[0]))
-        theta = result.population[0, best]
-        self.W_ = theta[:d * nh].reshape(d, nh).astype(dtype)
-        self.b_ = theta[d * nh:].astype(dtype)
-        rows = train if self.readout == "train" else np.concatenate([train, val])
-        self.beta_ = ridge_fit(self._hidden(X[rows]), T[rows], self.alpha)
-        self.validation_rmse_ = float(result.rmse[0, best])
-        self.fitness_history_ = result.history[:, 0, :]
-        self.population_ = result.population[0]
-        self.population_rmse_ = result.rmse[0]
-        self.population_norm_ = result.norm[0]
-        return self
-
-
-class DEELMRegressor(RegressorOutputs, RegressorMixin, _DEELM):
-    __doc__ = "ELM regressor whose hidden layer is evolved by differential evolution (DE-ELM)." \
-        + _PARAMS_DOC + _ATTRIBUTES_DOC + """
     Examples
     --------
     >>> import numpy as np
@@ -396,21 +408,71 @@ class DEELMRegressor(RegressorOutputs, RegressorMixin, _DEELM):
     References
     ----------
     Zhu, Qin, Suganthan & Huang (2005), Evolutionary extreme learning machine.
-    Pang, Huang, Zhang, Shu & Zhao, DE-ELM-SSC (seed 002 of this project).
+    Pang, Huang, Zhang, Shu & Zhao (2020), semi-supervised classification based on DE and ELM
+    (DE-ELM-SSC).
     """
 
     def _validation_data(self, X_val, y_val, dtype, n_outputs):
-        Xv, yv = validate_data(self, X_val, y_val, reset=False, dtype=dtype, multi_output=True,
-                               y_numeric=True)
-        Tv = yv.reshape(len(yv), -1).astype(dtype, copy=False)
+        Xv, yv = self._validate_rows(X_val, y_val, dtype, reset=False)
+        Tv = TargetCoding(dtype, n_outputs)(yv)
         if Tv.shape[1] != n_outputs:
             raise ValueError(f"y_val has {Tv.shape[1]} outputs, y has {n_outputs}")
         return Xv, Tv
 
 
 class DEELMClassifier(ClassifierOutputs, ClassifierMixin, _DEELM):
-    __doc__ = "ELM classifier whose hidden layer is evolved by differential evolution (DE-ELM); " \
-        "its RMSE is on one-hot targets." + _PARAMS_DOC + _ATTRIBUTES_DOC + """
+    """ELM classifier whose hidden layer is evolved by differential evolution (DE-ELM); its RMSE is on one-hot targets.
+
+    Parameters
+    ----------
+    n_hidden : int, default=30
+        Number of hidden nodes nh; an individual has (n_features + 1)·nh coordinates.
+    activation : {'tanh', 'sigmoid', 'relu', 'sine', 'linear'}, default='tanh'
+        g in H = g(XW + b).
+    alpha : float, default=1e-3
+        Ridge penalty of the readout, in the fitness and in the final readout.
+    strategy : {'rand/1', 'best/1', 'best/2'}, default='rand/1'
+        DE mutation (binomial crossover always); :func:`select_strategy` picks one per data set.
+    pop_size : int, default=20
+        Population size NP (at least 4, 3, 5 for rand/1, best/1, best/2).
+    n_generations : int, default=20
+        Number of generations Gmax (0 keeps the best of the random initial population).
+    crossover : float in [0, 1], default=0.8
+        Crossover rate CR.
+    f_schedule : {'constant', 'linear', 'nonlinear'}, default='nonlinear'
+        Scaling factor per generation (:func:`scaling_factor`); 'nonlinear' is DE-ELM-SSC+.
+    f_min, f_max : float, default=0.2, 0.6
+        Fmin, Fmax of the 'linear' and 'nonlinear' schedules.
+    f_constant : float, default=0.5
+        F of the 'constant' schedule (the paper's DE-ELM-SSC and Tri-DE-ELM use 1).
+    selection : {'paper', 'eelm'}, default='paper'
+        'paper': the trial wins if its ||beta|| or its RMSE is smaller; 'eelm': E-ELM's rule with
+        relative tolerance ``eelm_tol``.
+    eelm_tol : float, default=0.02
+        eps of the 'eelm' rule (our default).
+    elitism : bool, default=True
+        Protect each population's best individual: it is replaced only by a trial whose
+        validation RMSE is no higher, so the best RMSE never increases. False applies the
+        selection rule as published to every individual.
+    validation_fraction : float in (0, 1), default=0.5
+        Share of the fit data held out as V when ``fit`` gets no ``X_val`` (paper: halves).
+    readout : {'train', 'all'}, default='train'
+        Rows of the final readout beta_ of the best hidden layer: 'train' is the paper's (the
+        best individual's own beta, fitted on L); 'all' refits it on L ∪ V.
+    random_state : int, numpy Generator or None
+        Seeds the split, the initial population and every DE draw.
+    dtype : {'float64', 'float32'}, default='float64'
+        Precision of the final model (the evolution itself always runs in float64).
+
+    Attributes
+    ----------
+    W_, b_ : hidden layer (d×nh, nh) of the best individual of the last population
+    beta_ : readout (nh×m), see ``readout``
+    validation_rmse_ : its RMSE on V (readout fitted on L)
+    fitness_history_ : ndarray (n_generations + 1, 2), per population (0 = initial) the best
+        and the mean validation RMSE
+    population_ : ndarray (pop_size, (d + 1)·nh), the last population, rows [W.ravel(), b]
+    population_rmse_, population_norm_ : its validation RMSEs and readout norms ||beta||
     classes_ : sorted class labels (of y; labels of y_val must be among them)
 
     Examples
@@ -434,11 +496,18 @@ class DEELMClassifier(ClassifierOutputs, ClassifierMixin, _DEELM):
 class StrategySelection:
     """Outcome of :func:`select_strategy`.
 
-    strategy : the winner (most votes; ties broken by the smaller RMSE sum)
-    strategies : the candidates, in the order of the arrays below
-    votes : (k,) repetitions each strategy won (lowest validation RMSE)
-    rmse_sums : (k,) summed validation RMSE over the repetitions
-    rmse : (n_repeats, k) validation RMSE of each strategy's DE-ELM in each repetition
+    Parameters
+    ----------
+    strategy : str
+        The winner (most votes; ties broken by the smaller RMSE sum).
+    strategies : tuple of str
+        The candidates, in the order of the arrays below.
+    votes : ndarray of shape (k,)
+        Repetitions each strategy won (lowest validation RMSE).
+    rmse_sums : ndarray of shape (k,)
+        Summed validation RMSE over the repetitions.
+    rmse : ndarray of shape (n_repeats, k)
+        Validation RMSE of each strategy's DE-ELM in each repetition.
     """
     strategy: str
     strategies: tuple
@@ -457,6 +526,8 @@ def tally(rmse, strategies):
     return StrategySelection(strategies[order[0]], tuple(strategies), votes, sums, rmse)
 
 
+@validate_params({"n_repeats": POSITIVE_INT, "batch_size": POSITIVE_INT},
+                 prefer_skip_nested_validation=False)
 def select_strategy(X, y, n_repeats=125, *, estimator=None,
                     strategies=("rand/1", "best/1", "best/2"), random_state=None,
                     batch_size=25):
@@ -491,8 +562,6 @@ def select_strategy(X, y, n_repeats=125, *, estimator=None,
         raise TypeError(f"estimator must be a DEELMClassifier or DEELMRegressor, got {est!r}")
     strategies = tuple(strategies)
     est._check_params(strategies)
-    n_repeats = check_positive_int(n_repeats, "n_repeats")
-    batch_size = check_positive_int(batch_size, "batch_size")
     X, T = est._validate_Xy(X, y, np.float64, reset=True)
     if len(T) < 2:
         raise ValueError("select_strategy needs at least 2 samples")
@@ -504,7 +573,7 @@ def select_strategy(X, y, n_repeats=125, *, estimator=None,
     rmse = np.empty((n_repeats, len(strategies)))
     for start in range(0, n_repeats, batch_size):
         rngs = [np.random.default_rng(s) for s in seeds[start:start + batch_size]]
-        splits = [est._split(g, T) for g in rngs]
+        splits = [est._train_validation_rows(g, T) for g in rngs]
         pop0 = np.stack([g.uniform(*BOUNDS, size=(int(est.pop_size), (d + 1) * nh))
                          for g in rngs])
         result = evolve(prepare_splits(X, T, splits), pop0, rngs, codes, **options)

@@ -1,10 +1,12 @@
-"""FOS-ELM: an OS-ELM whose hidden nodes are pruned by EFAST sensitivity (seed paper 001).
+"""FOS-ELM: an OS-ELM whose hidden nodes are pruned by EFAST sensitivity.
+
+From the FOS-ELM paper (an online sequential ELM pruned by EFAST, Fuzhou Institute of Technology).
 
 Start with a deliberately large hidden layer. The first chunk initialises the readout as in
-OS-ELM. For every later chunk (ALGORITHMS.md §4):
+OS-ELM. For every later chunk (docs/algorithms.md §4):
   1. Z = g(X W + b), the chunk's hidden outputs on the nodes still alive;
   2. S_Tj, the EFAST total index of node j for the readout z ↦ z beta, with z_j ranging over the
-     chunk's observed [min Z_j, max Z_j] (``fastelm.sensitivity.hidden_node_sensitivity``);
+     chunk's observed [min Z_j, max Z_j] (``fastelm.global_sensitivity.hidden_node_sensitivity``);
   3. the nodes with S_Tj < delta are deleted, lowest first, never below ``min_nodes``;
   4. the readout is re-adjusted exactly (``RecursiveRidge.remove_nodes``: K ← K_RR,
      beta ← beta_R + K_RR⁻¹ K_RD beta_D), so it equals the ridge fit of the kept nodes on every
@@ -14,13 +16,28 @@ OS-ELM. For every later chunk (ALGORITHMS.md §4):
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 
-from ._base import ClassifierOutputs, RegressorOutputs, check_nonnegative, check_positive_int
+from ._base import ClassifierOutputs, RegressorOutputs
+from ._validation import NONNEGATIVE, POSITIVE_INT
 from .elm import _OSELM
-from .sensitivity import hidden_node_sensitivity
+from .global_sensitivity import hidden_node_sensitivity
 
 
 def nodes_to_drop(total_index, delta, min_nodes):
-    """Indices with S_T < delta, lowest S_T first, leaving at least ``min_nodes`` nodes."""
+    """Indices with S_T < delta, lowest S_T first, leaving at least ``min_nodes`` nodes.
+
+    Parameters
+    ----------
+    total_index : ndarray of shape (L,)
+        EFAST total index S_T of each node.
+    delta : float
+        Pruning threshold.
+    min_nodes : int
+        Nodes that must remain.
+
+    Returns
+    -------
+    drop : ndarray of int, sorted
+    """
     order = np.argsort(total_index, kind="stable")
     below = order[total_index[order] < delta]
     return np.sort(below[: max(0, min(below.size, total_index.size - min_nodes))])
@@ -28,6 +45,9 @@ def nodes_to_drop(total_index, delta, min_nodes):
 
 class _FOSELM(_OSELM):
     _gram_updates = False  # each chunk is pruned on first: not a Gram sum
+    _parameter_constraints = {**_OSELM._parameter_constraints, "delta": NONNEGATIVE,
+                              "min_nodes": POSITIVE_INT, "efast_samples": POSITIVE_INT,
+                              "efast_interference": POSITIVE_INT}
 
     def __init__(self, n_hidden=200, activation="tanh", alpha=1e-3, delta=1e-3, min_nodes=10,
                  efast_samples=1025, efast_interference=4, random_state=None, dtype="float64"):
@@ -40,12 +60,9 @@ class _FOSELM(_OSELM):
 
     def _check_params(self):
         dtype = super()._check_params()
-        check_nonnegative(self.delta, "delta")
-        check_positive_int(self.min_nodes, "min_nodes")
         if self.min_nodes > self.n_hidden:
             raise ValueError(f"min_nodes={self.min_nodes} exceeds n_hidden={self.n_hidden}")
-        M = check_positive_int(self.efast_interference, "efast_interference")
-        N = check_positive_int(self.efast_samples, "efast_samples")
+        M, N = self.efast_interference, self.efast_samples
         if N <= 4 * M * M:
             raise ValueError(f"efast_samples={N} must exceed 4 M^2 = {4 * M * M} for "
                              f"efast_interference M={M}")
@@ -81,7 +98,10 @@ class _FOSELM(_OSELM):
         return self.W_.shape[1]
 
 
-_DOC = """
+
+class FOSELMRegressor(RegressorOutputs, RegressorMixin, _FOSELM):
+    """OS-ELM regressor pruned online by EFAST sensitivity (FOS-ELM).
+
     Parameters
     ----------
     n_hidden : int, default=200
@@ -107,22 +127,66 @@ _DOC = """
     n_nodes_history_ : alive nodes after each chunk
     pruned_history_ : initial-layer indices of the nodes pruned at each later chunk
     rls_ : the recursive ridge state (K, beta) on the alive nodes
-"""
-
-
-class FOSELMRegressor(RegressorOutputs, RegressorMixin, _FOSELM):
-    __doc__ = "OS-ELM regressor pruned online by EFAST sensitivity (FOS-ELM)." + _DOC
+    """
 
     def partial_fit(self, X, y):
-        """Prune by EFAST on this chunk (from the second chunk on), then absorb it."""
+        """Prune by EFAST on this chunk (from the second chunk on), then absorb it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or a Dask collection
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+
+        Returns
+        -------
+        self
+        """
         return self._partial_fit(X, y)
 
 
 class FOSELMClassifier(ClassifierOutputs, ClassifierMixin, _FOSELM):
-    __doc__ = "OS-ELM classifier pruned online by EFAST sensitivity (FOS-ELM)." + _DOC
+    """OS-ELM classifier pruned online by EFAST sensitivity (FOS-ELM).
+
+    Parameters
+    ----------
+    n_hidden : int, default=200
+        Initial (deliberately large) number of hidden nodes.
+    activation, alpha, random_state, dtype
+        As in the OS-ELM estimators.
+    delta : float, default=1e-3
+        Pruning threshold on the EFAST total index S_T of a node (indices sum to about 1 over
+        the nodes, so the mean index is 1/L).
+    min_nodes : int, default=10
+        Never prune below this many nodes.
+    efast_samples : int, default=1025
+        EFAST points per node N (> 4 M²); more points, less aliasing noise in S_T (each node
+        has a frequency of its own once N ≥ 4M²(L−1)+1; below that, S_T is noisy and carries
+        a floor of about 1e-3, so keep delta above it).
+    efast_interference : int, default=4
+        EFAST interference factor M.
+
+    Attributes
+    ----------
+    W_, b_, beta_ : the alive nodes' weights, biases and readout
+    node_ids_ : indices of the alive nodes in the initial layer
+    n_nodes_history_ : alive nodes after each chunk
+    pruned_history_ : initial-layer indices of the nodes pruned at each later chunk
+    rls_ : the recursive ridge state (K, beta) on the alive nodes
+    """
 
     def partial_fit(self, X, y, classes=None):
-        """Prune by EFAST on this chunk (from the second on), then absorb it; ``classes`` first."""
-        if not hasattr(self, "rls_") and classes is None:
-            raise ValueError("classes must be passed on the first call to partial_fit")
+        """Prune by EFAST on this chunk (from the second chunk on), then absorb it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or a Dask collection
+        y : array-like of shape (n_samples,)
+        classes : array-like, default=None
+            Every label ever to appear; required on the first call.
+
+        Returns
+        -------
+        self
+        """
+        self._check_first_call(X, y, classes)
         return self._partial_fit(X, y, classes=classes)

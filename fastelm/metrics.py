@@ -35,7 +35,17 @@ __all__ = [
 
 
 def accuracy(y_true, y_pred):
-    """Fraction of correctly classified samples."""
+    """Fraction of correctly classified samples.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n_samples,)
+        True and predicted labels.
+
+    Returns
+    -------
+    accuracy : float
+    """
     return float(accuracy_score(y_true, y_pred))
 
 
@@ -52,6 +62,10 @@ def precision(y_true, y_pred, *, pos_label=1, average="binary", zero_division=0.
         As in :func:`sklearn.metrics.precision_score`.
     zero_division : float, default=0.0
         Value returned when there is no predicted positive.
+
+    Returns
+    -------
+    precision : float
     """
     return float(precision_score(y_true, y_pred, pos_label=pos_label, average=average,
                                  zero_division=zero_division))
@@ -60,7 +74,20 @@ def precision(y_true, y_pred, *, pos_label=1, average="binary", zero_division=0.
 def sensitivity(y_true, y_pred, *, pos_label=1, average="binary", zero_division=0.0):
     """Sensitivity (recall) TP / (TP + FN) of the positive class, or averaged over classes.
 
-    Parameters are those of :func:`precision`.
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n_samples,)
+        True and predicted labels.
+    pos_label : int or str, default=1
+        The positive class when ``average='binary'``.
+    average : {'binary', 'macro', 'micro', 'weighted'}, default='binary'
+        As in :func:`sklearn.metrics.recall_score`.
+    zero_division : float, default=0.0
+        Value returned when the denominator is zero.
+
+    Returns
+    -------
+    sensitivity : float
     """
     return float(recall_score(y_true, y_pred, pos_label=pos_label, average=average,
                               zero_division=zero_division))
@@ -80,6 +107,10 @@ def specificity(y_true, y_pred, *, pos_label=1, average="binary", zero_division=
         negative) and takes their unweighted mean.
     zero_division : float, default=0.0
         Value returned for a class with no true negative sample (TN + FP = 0).
+
+    Returns
+    -------
+    specificity : float
     """
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
     labels = np.unique(np.concatenate([y_true.ravel(), y_pred.ravel()]))
@@ -103,14 +134,37 @@ def specificity(y_true, y_pred, *, pos_label=1, average="binary", zero_division=
 def f_measure(y_true, y_pred, *, pos_label=1, average="binary", zero_division=0.0):
     """F-measure, the harmonic mean of precision and sensitivity.
 
-    Parameters are those of :func:`precision`.
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n_samples,)
+        True and predicted labels.
+    pos_label : int or str, default=1
+        The positive class when ``average='binary'``.
+    average : {'binary', 'macro', 'micro', 'weighted'}, default='binary'
+        As in :func:`sklearn.metrics.f1_score`.
+    zero_division : float, default=0.0
+        Value returned when the denominator is zero.
+
+    Returns
+    -------
+    f_measure : float
     """
     return float(f1_score(y_true, y_pred, pos_label=pos_label, average=average,
                           zero_division=zero_division))
 
 
 def rmse(y_true, y_pred):
-    """Root mean squared error, averaged over outputs for 2-D targets."""
+    """Root mean squared error, averaged over outputs for 2-D targets.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n_samples,) or (n_samples, n_outputs)
+        True and predicted targets.
+
+    Returns
+    -------
+    rmse : float
+    """
     return float(root_mean_squared_error(y_true, y_pred))
 
 

@@ -1,4 +1,4 @@
-"""Broad Learning System kernels (Chen & Liu 2018; ALGORITHMS.md §5): the loops of one BLS fit.
+"""Broad Learning System kernels (Chen & Liu 2018; docs/algorithms.md §5): the loops of one BLS fit.
 
 All products (H1 We, AᵀA, AᵀH1, H1 W_Dᵀ, H2 Wh, IᵀI) stay on BLAS in the caller; these kernels
 are the elementwise and small-matrix loops between them:
@@ -19,9 +19,9 @@ constant row or column (range 0, or gain > 1e14) passes through unchanged (gain 
 import numpy as np
 from numba import njit, prange
 
+from . import FAST as _FAST
 from .hidden import tanh
 
-_FAST = dict(cache=True, error_model="numpy", fastmath={"nsz", "arcp", "contract"})
 
 MAX_GAIN = 1e14  # mapminmax treats a larger gain as a constant row
 

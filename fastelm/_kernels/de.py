@@ -1,4 +1,4 @@
-"""Differential-evolution kernels for DE-ELM (ALGORITHMS.md §6): fitness, mutation + crossover,
+"""Differential-evolution kernels for DE-ELM (docs/algorithms.md §6): fitness, mutation + crossover,
 selection, each parallel over the individuals of a (batch of) population(s), and ``generation``,
 all three fused into one parallel pass (what the DE loop calls once per generation).
 
@@ -22,18 +22,19 @@ No BLAS inside prange: the small products are explicit loops.
 import numpy as np
 from numba import njit, prange
 
+from . import FAST as _FAST
+from . import FAST_REASSOC
 from .hidden import RELU, SIGMOID, SINE, TANH, activation
 
 RAND1, BEST1, BEST2 = 0, 1, 2  # mutation strategies (``trial_vector``)
 PAPER, EELM = 0, 1  # selection rules (``accepts``)
 
-_FAST = dict(cache=True, error_model="numpy", fastmath={"nsz", "arcp", "contract"})
 
 
 # Dot products and sums of squares may be reassociated (vectorised reduction): the order is fixed
 # at compile time, so results still do not depend on the thread count. Kept out of line, so the
 # Cody-Waite steps of ``activation`` never see "reassoc".
-@njit(cache=True, error_model="numpy", fastmath={"nsz", "arcp", "contract", "reassoc"})
+@njit(**FAST_REASSOC)
 def _dot(x, y, n):
     s = 0.0
     for i in range(n):
@@ -41,7 +42,7 @@ def _dot(x, y, n):
     return s
 
 
-@njit(cache=True, error_model="numpy", fastmath={"nsz", "arcp", "contract", "reassoc"})
+@njit(**FAST_REASSOC)
 def _dot4(x, y0, y1, y2, y3, n):
     """(x·y0, x·y1, x·y2, x·y3) over the first n entries: one load of x serves four products."""
     s0 = s1 = s2 = s3 = 0.0

@@ -1,7 +1,7 @@
 """EFAST kernel for a linear readout: the search-curve outputs of every run, parallel over runs.
 
 The network readout is y = z @ beta with z_j on [a_j, b_j]. On run i of EFAST (Saltelli,
-Tarantola & Chan 1999; ALGORITHMS.md §3) node i moves at frequency omega0 and every other node j
+Tarantola & Chan 1999; docs/algorithms.md §3) node i moves at frequency omega0 and every other node j
 at its complementary frequency, all with the run's phase phi_i:
 
     z_j(s) = a_j + (b_j - a_j) * x_j(s),   x_j(s) = 1/2 + arcsin(sin(omega_j s + phi_i)) / pi,
@@ -19,7 +19,7 @@ arcsin(sin(theta)) / pi is evaluated in its exact piecewise-linear form, with th
 to a fraction of a turn: cheaper than libm's sin and arcsin, and at least as accurate (arcsin
 near +-1 amplifies sin's rounding), so it agrees with ``efast_sample``'s points to rounding.
 
-The Fourier analysis is left to ``numpy.fft`` outside the kernel (``fastelm.sensitivity``), so
+The Fourier analysis is left to ``numpy.fft`` outside the kernel (``fastelm.global_sensitivity``), so
 the hidden-node path and ``efast_analyze`` share one spectrum -> indices code. Measured
 alternative: computing in the kernel only the floor(omega0/2) + M bins EFAST uses (V from
 Parseval) by direct DFT is ~2-3x faster at N = 129 but O(N^2) per run, slower from N ~ 500 on

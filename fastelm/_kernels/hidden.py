@@ -16,10 +16,10 @@ import numpy as np
 from numba import njit, prange, types
 from numba.extending import overload
 
+from . import FAST as _FAST
+
 TANH, SIGMOID, RELU, SINE, LINEAR = 0, 1, 2, 3, 4
 
-# No ZeroDivisionError checks (they stop vectorisation); inputs are validated finite upstream.
-_FAST = dict(cache=True, error_model="numpy", fastmath={"nsz", "arcp", "contract"})
 
 # Cephes tanh for |x| < 0.625: tanh x = x + x^3 P(x^2)/Q(x^2)
 _TP0, _TP1, _TP2 = -9.64399179425052238628e-1, -9.92877231001918586564e1, -1.61468768441708447952e3

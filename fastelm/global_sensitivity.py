@@ -9,7 +9,7 @@ bounded inputs. The method is two small functions sharing a ``problem`` dict, as
 
 ``hidden_node_sensitivity`` runs the same estimate over the hidden nodes of a network whose
 readout is linear, y = z @ beta, each node z_j ranging over [lower_j, upper_j]; FOS-ELM prunes
-with its total indices. See ALGORITHMS.md §3-4.
+with its total indices. See docs/algorithms.md §3-4.
 
 The formulas, for run i (factor i of interest), following the paper and SALib line by line:
 
@@ -73,7 +73,7 @@ class ConstantOutputWarning(RuntimeWarning):
 class EFASTResult:
     """First-order and total EFAST indices, one per factor; also readable as a dict.
 
-    Attributes
+    Parameters
     ----------
     S1 : ndarray (D,)
         First-order indices.
@@ -94,6 +94,12 @@ class EFASTResult:
     M: int
 
     def keys(self):
+        """The dict keys: 'S1', 'ST', 'names' (as SALib's result).
+
+        Returns
+        -------
+        keys : list of str
+        """
         return ["S1", "ST", "names"]
 
     def __getitem__(self, key):
@@ -102,10 +108,26 @@ class EFASTResult:
         return getattr(self, key)
 
     def to_dict(self):
+        """The indices and names as a plain dict.
+
+        Returns
+        -------
+        result : dict
+        """
         return {k: self[k] for k in self.keys()}
 
     def to_table(self, precision=4):
-        """The indices as a plain-text table, one factor per row."""
+        """The indices as a plain-text table, one factor per row.
+
+        Parameters
+        ----------
+        precision : int, default=4
+            Decimals shown.
+
+        Returns
+        -------
+        table : str
+        """
         width = max([len("name")] + [len(str(n)) for n in self.names])
         col = precision + 4
         lines = [f"{'name':<{width}}  {'S1':>{col}}  {'ST':>{col}}"]
@@ -326,7 +348,22 @@ def efast_analyze(problem, Y, M=4):
 def efast(model, problem, N, M=4, random_state=None):
     """``efast_analyze(problem, model(efast_sample(problem, N, M, random_state)), M)``.
 
-    ``model`` maps an (n, D) array of inputs to n outputs, shape (n,) or (n, m).
+    Parameters
+    ----------
+    model : callable
+        Maps an (n, D) array of inputs to n outputs, shape (n,) or (n, m).
+    problem : dict
+        SALib-style problem: 'bounds' (and optionally 'names', 'num_vars').
+    N : int
+        Points per run (> 4 M²).
+    M : int, default=4
+        Interference factor.
+    random_state : int, numpy Generator or None
+        Seeds the random phases.
+
+    Returns
+    -------
+    EFASTResult
     """
     X = efast_sample(problem, N, M, random_state)
     Y = np.asarray(model(X))

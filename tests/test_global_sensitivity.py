@@ -1,4 +1,4 @@
-"""EFAST (fastelm.sensitivity): agreement with SALib, analytic checks, the hidden-node kernel."""
+"""EFAST (fastelm.global_sensitivity): agreement with SALib, analytic checks, the hidden-node kernel."""
 import math
 import os
 import subprocess
@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fastelm.sensitivity import (
+from fastelm.global_sensitivity import (
     ConstantOutputWarning,
     EFASTResult,
     efast,
@@ -227,14 +227,14 @@ def test_constant_node_gets_zero_and_leaves_others_unchanged():
 def test_thread_count_does_not_change_result_and_import_does_not_compile():
     script = textwrap.dedent("""
         import numpy as np
-        import fastelm.sensitivity
+        import fastelm.global_sensitivity
         from fastelm._kernels.efast import linear_readout_curves
         print(len(linear_readout_curves.signatures))     # 0: importing compiled nothing
         rng = np.random.default_rng(0)
         beta = rng.standard_normal((60, 3))
         lower = rng.uniform(-1, 0, 60)
         upper = lower + rng.uniform(0, 1, 60)
-        S1, ST = fastelm.sensitivity.hidden_node_sensitivity(beta, lower, upper, N=257,
+        S1, ST = fastelm.global_sensitivity.hidden_node_sensitivity(beta, lower, upper, N=257,
                                                              random_state=1)
         print(np.concatenate([S1, ST]).tobytes().hex())
     """)

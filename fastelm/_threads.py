@@ -1,0 +1,44 @@
+"""Thread limits: BLAS/OpenMP (threadpoolctl) and Numba's kernels, in one context manager."""
+import functools
+from contextlib import contextmanager
+
+import numba
+from threadpoolctl import ThreadpoolController
+
+
+@functools.lru_cache(maxsize=1)
+def _blas_controller():
+    """The BLAS libraries loaded with numpy and scipy, found once (a search costs ~1 ms)."""
+    return ThreadpoolController()
+
+
+@contextmanager
+def thread_limit(threads, user_api=None, numba_threads=True):
+    """Run BLAS/OpenMP and Numba kernels on at most ``threads`` threads inside the block.
+
+    Parameters
+    ----------
+    threads : int or None
+        The limit; None leaves every library as it is.
+    user_api : {None, 'blas', 'openmp'}, default=None
+        The threadpoolctl pools limited: None every pool loaded now, 'blas' the BLAS libraries
+        (found once and cached, for limits entered on every solve).
+    numba_threads : bool, default=True
+        Also limit Numba's parallel kernels (``numba.set_num_threads``, per calling thread;
+        clipped to NUMBA_NUM_THREADS).
+    """
+    if threads is None:
+        yield
+        return
+    threads = int(threads)
+    controller = _blas_controller() if user_api == "blas" else ThreadpoolController()
+    with controller.limit(limits=threads, user_api=user_api):
+        if not numba_threads:
+            yield
+            return
+        before = numba.get_num_threads()
+        numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+        try:
+            yield
+        finally:
+            numba.set_num_threads(before)

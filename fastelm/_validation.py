@@ -1,0 +1,59 @@
+"""Parameter validation: the constraint pieces every estimator's ``_parameter_constraints``
+table is made of, checked by scikit-learn's ``BaseEstimator._validate_params`` (once, at the top
+of ``fit``) or its ``validate_params`` decorator for functions.
+
+A bad value raises ``sklearn.utils._param_validation.InvalidParameterError`` (a ValueError and
+a TypeError) naming the parameter, e.g. "The 'n_hidden' parameter of ELMRegressor must be an
+int in the range [1, inf). Got 0 instead."
+"""
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils._param_validation import (Interval, Options, StrOptions,  # noqa: F401
+                                             validate_parameter_constraints, validate_params)
+
+from ._hidden import ACTIVATIONS, DTYPES
+
+POSITIVE_INT = [Interval(Integral, 1, None, closed="left")]
+NONNEGATIVE_INT = [Interval(Integral, 0, None, closed="left")]
+NONNEGATIVE = [Interval(Real, 0, np.inf, closed="left")]  # finite
+POSITIVE = [Interval(Real, 0, np.inf, closed="neither")]
+FRACTION = [Interval(Real, 0, 1, closed="both")]
+OPEN_FRACTION = [Interval(Real, 0, 1, closed="neither")]
+ACTIVATION = [StrOptions(set(ACTIVATIONS))]
+DTYPE = [StrOptions(set(DTYPES)), Options(type, set(DTYPES.values())),
+         Options(np.dtype, {np.dtype(t) for t in DTYPES.values()})]
+# any seed numpy's default_rng takes (sklearn's "random_state" stops at 2**32 - 1)
+RANDOM_STATE = [None, Interval(Integral, 0, None, closed="left"), np.random.RandomState,
+                np.random.Generator]
+
+
+def check_parameter(value, name, constraints):
+    """``value`` if it meets ``constraints``; otherwise an InvalidParameterError naming ``name``.
+
+    For arguments of methods and functions; an estimator's own parameters are checked by its
+    ``_parameter_constraints`` table.
+
+    Parameters
+    ----------
+    value : object
+    name : str
+    constraints : list
+        As in ``_parameter_constraints``, e.g. ``POSITIVE_INT``.
+
+    Returns
+    -------
+    value
+    """
+    validate_parameter_constraints({name: constraints}, {name: value}, caller_name="fastelm")
+    return value
+
+
+def check_positive_int(value, name):
+    """int(value) for an integer ≥ 1 (``check_parameter`` with ``POSITIVE_INT``)."""
+    return int(check_parameter(value, name, POSITIVE_INT))
+
+
+def check_nonnegative(value, name):
+    """float(value) for a finite number ≥ 0 (``check_parameter`` with ``NONNEGATIVE``)."""
+    return float(check_parameter(value, name, NONNEGATIVE))
