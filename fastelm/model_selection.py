@@ -114,7 +114,7 @@ def prefix_ridge(sums, alpha, widths, check_rcond=True):
 
     A leading block that is numerically singular is solved as ``fastelm._ridge.spd_solve`` does
     (a warned eigen pseudo-solve) with ``check_rcond``; without it (BLS) Cholesky is trusted
-    whenever it succeeds, as ``fastelm.bls.solve_gram`` does.
+    whenever it succeeds, as ``spd_solve(..., rcond_min=0)`` does.
     """
     K, C = sums.AtA, np.asarray(sums.AtT, dtype=np.float64)
     with serial_blas_if_small(max(widths)):
