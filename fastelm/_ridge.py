@@ -136,7 +136,7 @@ def spd_solve(K, B, rcond_min=RCOND_MIN, fallback=True):
         "ridge system is numerically singular (alpha too small for rank-deficient hidden "
         "outputs); solving by eigen-decomposition with a pseudo-inverse cut-off. Increase alpha.",
         LinAlgWarning, stacklevel=3)
-    w, V = eigh(np.asarray(K, dtype=np.float64), lower=False, check_finite=False)
+    w, V = eigh(symmetric(np.asarray(K, dtype=np.float64)), check_finite=False)
     keep = w > max(w.max(), 0.0) * K.shape[0] * np.finfo(np.float64).eps
     return V[:, keep] @ ((V[:, keep].T @ B) / w[keep, None])
 
