@@ -1,5 +1,3 @@
-import warnings
-
 import numpy as np
 import pytest
 from scipy.linalg import LinAlgWarning
