@@ -149,6 +149,14 @@ def test_evaluate_rejects_bad_shapes():
         exp.evaluate(np.zeros(10), np.zeros(10), {"KNN": KNeighborsClassifier()})
 
 
+def test_limit_threads_restores_numba_threads():
+    import numba
+    before = numba.get_num_threads()
+    with exp.limit_threads(1):
+        assert numba.get_num_threads() == 1
+    assert numba.get_num_threads() == before
+
+
 # ------------------------------------------------------------------------------------------
 # 'done when': a real group effect is found, no effect gives chance
 

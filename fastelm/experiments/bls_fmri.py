@@ -101,7 +101,6 @@ from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from sklearn.svm import SVC
 from sklearn.utils import Bunch
 
-from .._threads import thread_limit
 from ..bls import BLSClassifier
 from ..fmri import (ExcludedSubjectsWarning, PhenotypeMismatchError, connectivity_features,
                     load_roi_dataset, make_synthetic_abide, read_phenotype)
@@ -236,7 +235,7 @@ def evaluate(X, y, models=None, n_splits=10, n_repeats=10, random_state=0, progr
     cv = RepeatedStratifiedKFold(n_splits=n_splits, n_repeats=n_repeats,
                                  random_state=random_state)
     splits = list(cv.split(X, y if strata is None else np.asarray(strata)))
-    with thread_limit(threads):
+    with limit_threads(threads):
         if warm_up:
             rows = _warm_up_rows(y, splits[0][0])
             for model in models.values():

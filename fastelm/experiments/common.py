@@ -14,13 +14,11 @@ import os
 import re
 import sys
 from collections import defaultdict
-from contextlib import contextmanager
 
-import numba
 import numpy as np
 from sklearn.preprocessing import StandardScaler
-from threadpoolctl import threadpool_limits
 
+from .._threads import thread_limit
 from ..datasets import DataNotFoundError
 
 
@@ -143,19 +141,10 @@ def fill(blocks, name, **values):
 # ---------------------------------------------------------------------------------------------
 # threads and inputs
 
-@contextmanager
 def limit_threads(threads):
-    """Run BLAS/OpenMP (threadpoolctl) and Numba on at most ``threads`` threads (None: as is)."""
-    if threads is None:
-        yield
-        return
-    before = numba.get_num_threads()
-    with threadpool_limits(limits=int(threads)):
-        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
-        try:
-            yield
-        finally:
-            numba.set_num_threads(before)
+    """Run BLAS/OpenMP (threadpoolctl) and Numba on at most ``threads`` threads (None: as is):
+    ``fastelm._threads.thread_limit``."""
+    return thread_limit(threads)
 
 
 def standardise(X_fit, *X_other):
