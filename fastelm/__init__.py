@@ -6,10 +6,10 @@ from .bls import BLSClassifier, BLSRegressor
 from .elm import ELMClassifier, ELMRegressor, OSELMClassifier, OSELMRegressor
 from .evolution import DEELMClassifier, DEELMRegressor, StrategySelection, select_strategy
 from .fos_elm import FOSELMClassifier, FOSELMRegressor
+from .global_sensitivity import (EFASTResult, efast, efast_analyze, efast_sample,
+                                 hidden_node_sensitivity)
 from .model_selection import BLSClassifierCV, BLSRegressorCV, ELMClassifierCV, ELMRegressorCV
 from .semi_supervised import TriTrainingClassifier
-from .global_sensitivity import (EFASTResult, efast, efast_analyze, efast_sample,
-                          hidden_node_sensitivity)
 
 __version__ = "0.1.0"
 

@@ -1,5 +1,5 @@
 """Broad Learning System: kernels against numpy loops, the reference mode against a direct numpy
-transcription of ALGORITHMS.md §5, primal = dual, incremental learning = retraining."""
+transcription of docs/algorithms.md §5, primal = dual, incremental learning = retraining."""
 import pickle
 
 import numba
@@ -67,7 +67,7 @@ def _tansig(x):
 
 
 def _reference_bls(X, Y, X_test, n, k, q, s, C, seed):
-    """ALGORITHMS.md §5 (the reference ``bls_train``) in plain numpy; returns I(X_test), scores."""
+    """docs/algorithms.md §5 (the reference ``bls_train``) in plain numpy; returns I(X_test), scores."""
     rng = np.random.default_rng(seed)
     H1 = np.hstack([_zscore_rows(X), 0.1 * np.ones((len(X), 1))])
     HH1 = np.hstack([_zscore_rows(X_test), 0.1 * np.ones((len(X_test), 1))])
