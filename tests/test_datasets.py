@@ -48,6 +48,14 @@ def _write(path, text):
     return path
 
 
+def _full(text, filename):
+    """`text`'s lines repeated to the row count of the original `filename` (loaders refuse
+    a file with another count)."""
+    lines = text.splitlines(keepends=True)
+    n_rows = datasets._SHAPES[filename][0]
+    return "".join(lines[i % len(lines)] for i in range(n_rows)) if lines else text
+
+
 def _groups_sum_to_one(data, feature_names, attribute):
     columns = [i for i, n in enumerate(feature_names) if n.startswith(attribute + "=")]
     assert columns
@@ -303,33 +311,35 @@ AUSTRALIAN_ROWS = ("1 22.08 11.46 2 4 4 1.585 0 0 0 1 2 100 1213 0\n"
 
 @pytest.mark.parametrize("subdir", ["", "uci"])
 def test_file_found_in_home_or_subdir(subdir, empty_home):
-    path = _write(empty_home / subdir / "australian.dat", AUSTRALIAN_ROWS)
+    path = _write(empty_home / subdir / "australian.dat", _full(AUSTRALIAN_ROWS, "australian.dat"))
     b = load_australian(data_home=empty_home)
     assert b.source == str(path)
-    assert b.target.tolist() == [0, 1]
+    assert b.target.tolist() == [0, 1] * 345
     # one column per category present: A1, A5 and A11 take two values here
-    assert b.data.shape == (2, 6 + 2 + 1 + 2 + 1 + 1 + 1 + 2 + 1)
+    assert b.data.shape == (690, 6 + 2 + 1 + 2 + 1 + 1 + 1 + 2 + 1)
     assert available_datasets(empty_home)["australian"] == ("file", str(path))
 
 
 def test_user_file_takes_precedence_over_package(empty_home):
     path = _write(empty_home / "pima-indians-diabetes.data",
-                  "6,148,72,35,0,33.6,0.627,50,1\n1,85,66,29,0,26.6,0.351,31,0\n")
+                  _full("6,148,72,35,0,33.6,0.627,50,1\n1,85,66,29,0,26.6,0.351,31,0\n",
+                        "pima-indians-diabetes.data"))
     b = load_pima(data_home=empty_home)
     assert b.source == str(path)
-    assert b.target.tolist() == [1, 0]
+    assert b.target.tolist() == [1, 0] * 384
     assert b.data[0, 6] == pytest.approx(0.627)
 
 
 def test_statlog_segment_and_wdbc_files(empty_home):
     row = " ".join(["1.0"] * 19)
-    _write(empty_home / "uci" / "segment.dat", f"{row} 2\n{row} 7\n")
+    _write(empty_home / "uci" / "segment.dat", _full(f"{row} 2\n{row} 7\n", "segment.dat"))
     b = load_segment(data_home=empty_home)
-    assert [b.target_names[t] for t in b.target] == ["sky", "grass"]
+    assert [b.target_names[t] for t in b.target] == ["sky", "grass"] * 1155
     values = ",".join(str(v) for v in range(30))
-    _write(empty_home / "wdbc.data", f"842302,M,{values}\n842517,B,{values}\n")
+    _write(empty_home / "wdbc.data",
+           _full(f"842302,M,{values}\n842517,B,{values}\n", "wdbc.data"))
     w = load_wdbc(data_home=empty_home)
-    assert w.target.tolist() == [1, 0]
+    assert w.target.tolist() == [1, 0] * 284 + [1]
     np.testing.assert_array_equal(w.data[1], np.arange(30))
 
 
@@ -346,22 +356,23 @@ def test_statlog_segment_and_wdbc_files(empty_home):
     (load_vote, "house-votes-84.data", "democrat" + ",y" * 15 + ",maybe\n", "unexpected"),
 ])
 def test_malformed_files(loader, filename, text, message, empty_home):
-    _write(empty_home / filename, text)
+    _write(empty_home / filename, _full(text, filename))
     with pytest.raises(DataFormatError, match=message):
         loader(data_home=empty_home)
 
 
 def test_satimage_needs_both_files(empty_home):
     row = " ".join(["80"] * 36)
-    _write(empty_home / "sat.trn", f"{row} 1\n")
+    _write(empty_home / "sat.trn", _full(f"{row} 1\n", "sat.trn"))
     with pytest.raises(DataNotFoundError, match="sat.tst"):
         load_satimage(data_home=empty_home)
-    _write(empty_home / "sat.tst", f"{row} 6\n")  # class 6 is not used in satimage
+    # class 6 is not used in satimage
+    _write(empty_home / "sat.tst", _full(f"{row} 6\n", "sat.tst"))
     with pytest.raises(DataFormatError, match="class labels"):
         load_satimage(data_home=empty_home)
-    _write(empty_home / "sat.tst", f"{row} 7\n{row} 3\n")
+    _write(empty_home / "sat.tst", _full(f"{row} 7\n{row} 3\n", "sat.tst"))
     b = load_satimage(data_home=empty_home)
-    assert b.target.tolist() == [0] and b.target_test.tolist() == [5, 2]
+    assert b.target.tolist() == [0] * 4435 and b.target_test.tolist() == [5, 2] * 1000
 
 
 # --------------------------------------------------------------------------------------
@@ -374,15 +385,19 @@ def _idx_bytes(array, type_code=0x08):
     return header + array.astype(">u1" if type_code == 0x08 else ">i4").tobytes()
 
 
-def _write_mnist(folder, n_train=5, n_test=3, seed=0):
+def _write_mnist(folder, seed=0):
+    """MNIST-sized IDX files (60000 + 10000 images, the loader checks the counts): random
+    pixels in the first 5 images, zeros after them so that gzip stays fast."""
     rng = np.random.default_rng(seed)
     folder.mkdir(parents=True, exist_ok=True)
     parts = {}
-    for prefix, n in (("train", n_train), ("t10k", n_test)):
-        images = rng.integers(0, 256, size=(n, 28, 28), dtype=np.uint8)
+    for prefix, n in (("train", 60000), ("t10k", 10000)):
+        images = np.zeros((n, 28, 28), dtype=np.uint8)
+        images[:5] = rng.integers(0, 256, size=(5, 28, 28), dtype=np.uint8)
         labels = rng.integers(0, 10, size=n, dtype=np.uint8)
-        (folder / f"{prefix}-images-idx3-ubyte.gz").write_bytes(gzip.compress(_idx_bytes(images)))
-        (folder / f"{prefix}-labels-idx1-ubyte.gz").write_bytes(gzip.compress(_idx_bytes(labels)))
+        for kind, array in (("images-idx3", images), ("labels-idx1", labels)):
+            (folder / f"{prefix}-{kind}-ubyte.gz").write_bytes(
+                gzip.compress(_idx_bytes(array), compresslevel=1))
         parts[prefix] = (images, labels)
     return parts
 
@@ -399,11 +414,11 @@ def test_read_idx_round_trip(tmp_path):
 def test_load_mnist_synthetic(empty_home):
     parts = _write_mnist(empty_home / "mnist")
     b = load_mnist(data_home=empty_home)
-    np.testing.assert_array_equal(b.data, parts["train"][0].reshape(5, 784))
+    np.testing.assert_array_equal(b.data, parts["train"][0].reshape(60000, 784))
     np.testing.assert_array_equal(b.target, parts["train"][1])
     np.testing.assert_array_equal(b.target_test, parts["t10k"][1])
     images = load_mnist(data_home=empty_home, dtype=np.float32, flatten=False)
-    assert images.data.shape == (5, 28, 28) and images.data.dtype == np.float32
+    assert images.data.shape == (60000, 28, 28) and images.data.dtype == np.float32
     np.testing.assert_allclose(images.data_test * 255, parts["t10k"][0], atol=1e-3)
     with pytest.raises(ValueError, match="dtype"):
         load_mnist(data_home=empty_home, dtype=np.int32)
@@ -420,7 +435,7 @@ def test_mnist_uncompressed_files(empty_home):
 
 def test_mnist_wrong_magic_number(empty_home):
     _write_mnist(empty_home)
-    labels = np.zeros(5, dtype=np.int32)  # type code 0x0C instead of 0x08
+    labels = np.zeros(60000, dtype=np.int32)  # type code 0x0C instead of 0x08
     (empty_home / "train-labels-idx1-ubyte.gz").write_bytes(
         gzip.compress(_idx_bytes(labels, type_code=0x0C)))
     with pytest.raises(DataFormatError, match="00000801"):
@@ -439,9 +454,9 @@ def test_mnist_count_mismatch_and_bad_labels(empty_home):
     _write_mnist(empty_home)
     path = empty_home / "train-labels-idx1-ubyte.gz"
     path.write_bytes(gzip.compress(_idx_bytes(np.zeros(4, dtype=np.uint8))))
-    with pytest.raises(DataFormatError, match="labels"):
+    with pytest.raises(DataFormatError, match=r"shape \(4,\).*expected uint8 of shape \(60000,\)"):
         load_mnist(data_home=empty_home)
-    path.write_bytes(gzip.compress(_idx_bytes(np.full(5, 10, dtype=np.uint8))))
+    path.write_bytes(gzip.compress(_idx_bytes(np.full(60000, 10, dtype=np.uint8))))
     with pytest.raises(DataFormatError, match="0-9"):
         load_mnist(data_home=empty_home)
 
@@ -486,6 +501,6 @@ def test_load_dataset_dispatch(empty_home):
 
 
 def test_invalid_categorical(empty_home):
-    _write(empty_home / "australian.dat", AUSTRALIAN_ROWS)
+    _write(empty_home / "australian.dat", _full(AUSTRALIAN_ROWS, "australian.dat"))
     with pytest.raises(ValueError, match="categorical"):
         load_australian(data_home=empty_home, categorical="binary")
