@@ -19,6 +19,7 @@ constant row or column (range 0, or gain > 1e14) passes through unchanged (gain 
 import numpy as np
 from numba import njit, prange
 
+from . import CACHE
 from . import FAST as _FAST
 from .hidden import tanh
 
@@ -26,13 +27,13 @@ from .hidden import tanh
 MAX_GAIN = 1e14  # mapminmax treats a larger gain as a constant row
 
 
-@njit(inline="always", cache=True)
+@njit(inline="always", cache=CACHE)
 def soft_threshold(x, kappa):
     """shrinkage(x, kappa) = max(x − kappa, 0) − max(−x − kappa, 0)."""
     return max(x - kappa, 0.0) - max(-x - kappa, 0.0)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=CACHE)
 def admm_lasso(L1, L2, lam, n_iter):
     """ADMM for min_W ||A W − B||² + lam ||W||₁ (rho = 1), column by column of W (m×p).
 
@@ -60,7 +61,7 @@ def admm_lasso(L1, L2, lam, n_iter):
     return out
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=CACHE)
 def zscore_rows(X):
     """(x − mean(x)) / std(x, ddof=1) for each row x of X, as a new array of X's dtype (the
     row statistics in float64).
@@ -86,7 +87,7 @@ def zscore_rows(X):
     return out
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=CACHE)
 def minmax_rows(A, group, lo, hi):
     """Each row of each consecutive block of ``group`` columns mapped to [lo, hi], in place."""
     n, p = A.shape
@@ -139,13 +140,13 @@ def tansig_shrink(H, col0, bias, scale):
     return H
 
 
-@njit(inline="always", cache=True)
+@njit(inline="always", cache=CACHE)
 def _add_column(K, S, j):
     for i in range(j + 1):
         K[i, j] += S[i, j]
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=CACHE)
 def add_upper(K, S):
     """K[i, j] += S[i, j] for i ≤ j: the upper triangle of S (p×p, any dtype) added into K's.
 

@@ -22,6 +22,7 @@ No BLAS inside prange: the small products are explicit loops.
 import numpy as np
 from numba import njit, prange
 
+from . import CACHE
 from . import FAST as _FAST
 from . import FAST_REASSOC
 from .hidden import RELU, SIGMOID, SINE, TANH, activation
@@ -167,7 +168,7 @@ def _cholesky_solve(K, B):
     return True
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def fitness(XT, TT, nL, nV, theta, n_hidden, code, alpha):
     """(rmse, ||beta||) of one individual theta = [W.ravel(), b] on one split.
 
@@ -212,7 +213,7 @@ def fitness(XT, TT, nL, nV, theta, n_hidden, code, alpha):
     return np.sqrt(sse / (nV * m)), np.sqrt(ss)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=CACHE)
 def evaluate(XS, TS, n_train, n_val, split, pop, n_hidden, code, alpha, rmse, norm):
     """rmse[p], norm[p] <- ``fitness`` of every individual p on split s = split[p], whose data
     is XS[s] (d×n), TS[s] (m×n) with n_train[s] L columns then n_val[s] V columns."""
@@ -222,7 +223,7 @@ def evaluate(XS, TS, n_train, n_val, split, pop, n_hidden, code, alpha, rmse, no
                                    alpha)
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def trial_vector(pop, p, base, best, r, cross, jrand, strategy, F, lower, upper, out):
     """out <- clip(binomial crossover of pop[p] with its mutant v, lower, upper).
 
@@ -249,7 +250,7 @@ def trial_vector(pop, p, base, best, r, cross, jrand, strategy, F, lower, upper,
             out[j] = pop[p, j]
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=CACHE)
 def mutate_crossover(pop, base, best, draw, strategy, r, cross, jrand, F, lower, upper, trial):
     """trial[p] <- ``trial_vector`` of every individual p, with p's random draws in row draw[p]
     of r, cross and jrand (see the module docstring for base, best, strategy)."""
@@ -259,7 +260,7 @@ def mutate_crossover(pop, base, best, draw, strategy, r, cross, jrand, F, lower,
                      upper, trial[p])
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def accepts(rmse_old, norm_old, rmse_new, norm_new, rule, eps, protect):
     """Whether the trial (new) replaces the target (old).
 
@@ -278,7 +279,7 @@ def accepts(rmse_old, norm_old, rmse_new, norm_new, rule, eps, protect):
     return abs(rmse_old - rmse_new) < eps * rmse_old and norm_new < norm_old
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=CACHE)
 def select(pop, rmse, norm, trial, trial_rmse, trial_norm, rule, eps, protect):
     """pop[p], rmse[p], norm[p] <- the trial's where ``accepts``, in place."""
     for p in prange(pop.shape[0]):
@@ -288,7 +289,7 @@ def select(pop, rmse, norm, trial, trial_rmse, trial_norm, rule, eps, protect):
             pop[p, :] = trial[p]
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=CACHE)
 def generation(XS, TS, n_train, n_val, split, pop, rmse, norm, base, best, draw, strategy, r,
                cross, jrand, F, lower, upper, n_hidden, code, alpha, rule, eps, protect,
                new_pop, new_rmse, new_norm):

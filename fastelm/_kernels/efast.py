@@ -28,8 +28,10 @@ Parseval) by direct DFT is ~2-3x faster at N = 129 but O(N^2) per run, slower fr
 import numpy as np
 from numba import njit, prange
 
+from . import CACHE
 
-@njit(cache=True, inline="always")
+
+@njit(cache=CACHE, inline="always")
 def _add_curve(out, tbuf, amp, f, frac, N):
     """out[q, n] += amp[q] * (x_f(s_n) - 1/2) for a run with phase frac = phi / (2 pi).
 
@@ -48,7 +50,7 @@ def _add_curve(out, tbuf, amp, f, frac, N):
             out[q, n] += a * tbuf[n]
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=CACHE)
 def linear_readout_curves(c, runs, phases, omega0, omega_other, N):
     """Centred readout y_i(s_n) - const of the runs i in ``runs``, shape (len(runs), m, N).
 

@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit, prange, types
 from numba.extending import overload
 
+from . import CACHE
 from . import FAST as _FAST
 
 TANH, SIGMOID, RELU, SINE, LINEAR = 0, 1, 2, 3, 4
@@ -208,7 +209,7 @@ def _activate_row(h, b, code):
             h[j] = h[j] + b[j]
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=CACHE)
 def add_bias_activate(H, b, code):
     """H[i, j] <- g(H[i, j] + b[j]) in place for j < len(b) (H may have more columns, left as
     they are), rows in parallel (elementwise: thread-count free)."""
@@ -219,7 +220,7 @@ def add_bias_activate(H, b, code):
     return H
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def add_bias_activate_serial(H, b, code):
     """``add_bias_activate`` on one thread (bit-identical): for callers that are threads of a
     pool themselves, such as Dask workers."""

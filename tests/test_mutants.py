@@ -1,0 +1,163 @@
+"""Tests that kill the plausible one-line bugs a mutation spot-check planted and the rest of the
+suite let through: each test names the bug it catches.
+
+- BLS: a new enhancement group reusing the first group's shrink instead of its own.
+- E-ELM selection: an absolute instead of a relative tolerance (every other case has
+  RMSE_old = 1, where the two agree).
+- DE: ``evolve`` using F(0) at every generation instead of F(t).
+- Tri-training: the update condition e·|L| < e'·l' written with ``<=``.
+- OS-ELM: a Woodbury-step bug hidden when a later information-form chunk re-solves beta; the
+  stream is compared with the batch fit after every chunk.
+"""
+import copy
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_regression
+
+from fastelm import BLSRegressor, ELMRegressor, OSELMRegressor
+from fastelm._hidden import check_activation
+from fastelm._kernels import de
+from fastelm._rls import RecursiveRidge
+from fastelm.evolution import BOUNDS, distinct_indices, evolve, prepare_splits
+from fastelm.semi_supervised import _update_decision
+
+# ------------------------------------------------------------------ BLS enhancement groups
+
+
+def _enhancement_group(Z, Wh, shrink):
+    """docs/algorithms.md §5 for one group, in numpy: T2 = [Z, 0.1] Wh, l = s / max(T2),
+    E = tansig(l·T2) (tansig = tanh)."""
+    T2 = np.hstack([Z, np.full((len(Z), 1), 0.1)]) @ Wh
+    scale = shrink / T2.max()
+    return scale, np.tanh(scale * T2)
+
+
+def test_each_enhancement_group_has_its_own_shrink():
+    X, y = make_regression(n_samples=260, n_features=5, n_targets=2, noise=0.1, random_state=1)
+    model = BLSRegressor(n_windows=3, nodes_per_window=4, n_enhancement=30, reg=1e-2,
+                         random_state=0).fit(X[:200], y[:200])
+    model.add_enhancement_nodes(8)            # its shrink comes from the 200 rows learned
+    model.add_rows(X[200:], y[200:])
+    model.add_enhancement_nodes(5)            # and this one's from all 260
+    nk = 12
+    Z = model.broad_features(X)[:, :nk]       # the feature nodes (scalings as fitted)
+    blocks, shrinks = [Z], []
+    for Wh, rows in zip(model.enhancement_weights_, (200, 200, 260)):
+        scale, _ = _enhancement_group(Z[:rows], Wh, model.shrink)
+        shrinks.append(scale)
+        T2 = np.hstack([Z, np.full((len(Z), 1), 0.1)]) @ Wh
+        blocks.append(np.tanh(scale * T2))
+    np.testing.assert_allclose(model.enhancement_shrink_, shrinks, rtol=1e-12)
+    I = np.hstack(blocks)
+    np.testing.assert_allclose(model.broad_features(X), I, rtol=1e-11, atol=1e-13)
+    # the readout equals the ridge fit on this independently built broad layer
+    want = np.linalg.solve(I.T @ I + model.reg * np.eye(I.shape[1]), I.T @ y)
+    np.testing.assert_allclose(model.beta_, want, rtol=1e-9, atol=1e-9 * np.abs(want).max())
+
+
+# ------------------------------------------------------------------ E-ELM selection rule
+
+
+@pytest.mark.parametrize("scale", [10.0, 0.1, 1e-4])
+def test_eelm_tolerance_is_relative_to_rmse_old(scale):
+    """|RMSE_old − RMSE_new| is compared with eps·RMSE_old (Zhu et al. 2005), so a rule
+    stays the same when every RMSE is scaled; an absolute eps would not."""
+    eps, acc = 0.05, de.accepts
+    old = scale * 1.0
+    # 4% better: within the relative tolerance (5%), so decided by the norm
+    assert not acc(old, 1.0, 0.96 * old, 2.0, de.EELM, eps, False)
+    assert acc(old, 1.0, 0.96 * old, 0.5, de.EELM, eps, False)
+    # 6% better: clearly better whatever the norm
+    assert acc(old, 1.0, 0.94 * old, 2.0, de.EELM, eps, False)
+    # 6% worse: rejected even with a smaller norm
+    assert not acc(old, 1.0, 1.06 * old, 0.5, de.EELM, eps, False)
+
+
+# ------------------------------------------------------------------ DE: F(t) at generation t
+
+
+def test_evolve_uses_f_of_generation_t():
+    """Replay the random draws of ``evolve`` and rebuild every accepted trial: generation t's
+    trial vectors are x_r1 + F(t)·(x_r2 − x_r3) (rand/1, binomial crossover, clipped)."""
+    rng = np.random.default_rng(0)
+    X, T = rng.standard_normal((60, 3)), rng.standard_normal((60, 1))
+    perm = rng.permutation(60)
+    data = prepare_splits(X, T, [(np.sort(perm[:30]), np.sort(perm[30:]))])
+    NP, nh, crossover = 10, 4, 0.9
+    D = (3 + 1) * nh
+    pop0 = rng.uniform(-1, 1, (1, NP, D))
+    f_values = [0.9, 0.2, 0.6, 0.35, 0.75]
+    run_rng = np.random.default_rng(7)
+    replay = copy.deepcopy(run_rng)
+    seen = []
+    evolve(data, pop0, [run_rng], [de.RAND1], n_hidden=nh, code=check_activation("tanh"),
+           alpha=1e-3, n_generations=len(f_values), crossover=crossover, f_values=f_values,
+           rule=de.PAPER, eps=0.0, elitism=False,
+           callback=lambda t, pop, rmse, norm: seen.append(pop[0].copy()))
+    lower, upper = BOUNDS
+    for t, f in enumerate(f_values):
+        r = distinct_indices(replay, NP)
+        cross = replay.random((NP, D)) <= crossover
+        jrand = replay.integers(D, size=NP)
+        pop, new = seen[t], seen[t + 1]
+        changed = np.flatnonzero(np.any(new != pop, axis=1))
+        assert len(changed) >= 2, t  # the check below must have something to check
+        for p in changed:
+            v = pop[r[p, 0]] + f * (pop[r[p, 1]] - pop[r[p, 2]])
+            take = cross[p].copy()
+            take[jrand[p]] = True
+            np.testing.assert_array_equal(new[p], np.where(take, np.clip(v, lower, upper), pop[p]))
+
+
+# ------------------------------------------------------------------ Tri-training boundary
+
+
+def test_tritraining_update_condition_is_strict_at_the_boundary():
+    """e·|L| = e'·l' exactly is not e·|L| < e'·l' (Zhou & Li 2005, Fig. 1)."""
+    # 1/10 · 60 = 3/10 · 20: not the first branch; l' = 20 > e/(e' − e) = 1/2, so subsample
+    # to ceil(e' l'/e − 1) = 59 rows (with <=, all 60 rows would be used)
+    assert _update_decision(F(1, 10), F(3, 10), 20, 60) == (True, 59, 59)
+    # 2/5 · 5 = 1/2 · 4, and l' = 4 is not > e/(e' − e) = 4: no update at all
+    assert _update_decision(F(2, 5), F(1, 2), 4, 5) == (False, None, 4)
+    # one more candidate row on either side of the boundary
+    assert _update_decision(F(1, 10), F(3, 10), 20, 59) == (True, None, 59)
+    assert _update_decision(F(2, 5), F(1, 2), 4, 6) == (False, None, 4)
+
+
+# ------------------------------------------------------------------ OS-ELM after every chunk
+
+# chunk sizes: the first ones below L (information form while K ~ alpha I), then single rows
+# and small chunks (Woodbury), a large one (information), then small ones again
+CHUNKS = [30, 40, 1, 2, 3, 1, 5, 200, 1, 4, 2]
+
+
+def test_recursive_ridge_equals_batch_ridge_after_every_chunk():
+    rng = np.random.default_rng(0)
+    L, m, alpha = 40, 2, 1e-2
+    H = rng.standard_normal((sum(CHUNKS), L))
+    T = rng.standard_normal((sum(CHUNKS), m))
+    state = RecursiveRidge(L, m, alpha)
+    start = 0
+    for n in CHUNKS:
+        state.update(H[start:start + n], T[start:start + n])
+        start += n
+        Hs, Ts = H[:start], T[:start]
+        want = np.linalg.solve(Hs.T @ Hs + alpha * np.eye(L), Hs.T @ Ts)
+        np.testing.assert_allclose(state.beta, want, rtol=1e-8, atol=1e-10, err_msg=str(start))
+    assert {"woodbury", "information"} <= set(state.forms)
+    assert state.forms[CHUNKS.index(200)] == "information"
+
+
+def test_oselm_equals_batch_elm_after_every_chunk():
+    X, y = make_regression(n_samples=sum(CHUNKS), n_features=6, noise=0.5, random_state=0)
+    y = y / y.std()
+    online = OSELMRegressor(n_hidden=40, alpha=1e-2, random_state=0)
+    start = 0
+    for n in CHUNKS:
+        online.partial_fit(X[start:start + n], y[start:start + n])
+        start += n
+        batch = ELMRegressor(n_hidden=40, alpha=1e-2, random_state=0).fit(X[:start], y[:start])
+        np.testing.assert_allclose(online.predict(X), batch.predict(X), rtol=1e-8, atol=1e-9,
+                                   err_msg=f"after {start} rows")
