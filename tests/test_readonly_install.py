@@ -25,7 +25,7 @@ SCRIPT = textwrap.dedent("""
     X = rng.normal(size=(40, 3))
     y = (X[:, 0] > 0).astype(int)
     model = fastelm.ELMClassifier(n_hidden=8, random_state=0).fit(X, y)
-    print(_kernels.CACHE, os.environ.get("NUMBA_CACHE_DIR", ""), model.score(X, y))
+    print(_kernels.CACHE, os.environ.get("NUMBA_CACHE_DIR", ""), model.score(X, y), sep="|")
 """)
 
 
@@ -58,7 +58,7 @@ def _run(tmp_path, *args):
         for path in [site, *site.rglob("*")]:  # let pytest clean up
             path.chmod(path.stat().st_mode | stat.S_IWUSR)
     assert result.returncode == 0, result.stderr
-    cache, folder, score = result.stdout.split()
+    cache, folder, score = result.stdout.strip().splitlines()[-1].split("|")
     return cache, folder, float(score), temp
 
 
