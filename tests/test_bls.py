@@ -1,15 +1,17 @@
 """Broad Learning System: kernels against numpy loops, the reference mode against a direct numpy
 transcription of docs/algorithms.md §5, primal = dual, incremental learning = retraining."""
+import os
 import pickle
+import subprocess
+import sys
+from pathlib import Path
 
-import numba
 import numpy as np
 import pytest
 from scipy.linalg import orth
 from sklearn.datasets import load_digits, make_classification, make_regression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fastelm import bls
 from fastelm._ridge import spd_solve
 from fastelm.bls import BLSClassifier, BLSRegressor, sparse_autoencoder
 from fastelm._kernels.bls import minmax_rows, tansig_shrink, zscore_rows
@@ -291,19 +293,33 @@ def test_increment_errors():
         model.add_rows(X[:3], [0, 1, 7])
 
 
-def test_same_model_at_one_and_two_threads(monkeypatch):
-    monkeypatch.setattr(bls, "SERIAL_WORK", 0.0)  # keep the kernels threaded on small data
-    X, y = make_classification(n_samples=400, n_features=10, n_informative=5, n_classes=3,
-                               random_state=0)
-    outputs = []
-    threads = numba.get_num_threads()
-    try:
-        for n in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
-            numba.set_num_threads(n)
-            m = BLSClassifier(n_enhancement=60, preprocessing="reference", random_state=0)
-            m.fit(X[:300], y[:300]).add_enhancement_nodes(10)
-            m.add_rows(X[300:], y[300:])
-            outputs.append(m.beta_.tobytes() + m.decision_function(X).tobytes())
-    finally:
-        numba.set_num_threads(threads)
-    assert outputs[0] == outputs[1]
+_THREADS_SCRIPT = """
+import hashlib, numba
+from sklearn.datasets import make_classification
+from fastelm import bls
+bls.SERIAL_WORK = 0.0  # keep the kernels threaded on small data
+X, y = make_classification(n_samples=400, n_features=10, n_informative=5, n_classes=3,
+                           random_state=0)
+m = bls.BLSClassifier(n_enhancement=60, preprocessing="reference", random_state=0)
+m.fit(X[:300], y[:300]).add_enhancement_nodes(10)
+m.add_rows(X[300:], y[300:])
+print(numba.get_num_threads(),
+      hashlib.sha256(m.beta_.tobytes() + m.decision_function(X).tobytes()).hexdigest())
+"""
+
+
+def test_same_model_at_one_and_two_threads():
+    """Bit-identical models with NUMBA_NUM_THREADS=1 and 2, each in its own process (so two
+    threads really run, even where this process was started with one)."""
+    root = str(Path(__file__).resolve().parents[1])
+    path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+    out = {}
+    for threads in ("1", "2"):
+        result = subprocess.run([sys.executable, "-c", _THREADS_SCRIPT], cwd=root, text=True,
+                                capture_output=True, timeout=600,
+                                env=dict(os.environ, NUMBA_NUM_THREADS=threads, PYTHONPATH=path))
+        assert result.returncode == 0, result.stderr
+        used, digest = result.stdout.split()
+        assert used == threads
+        out[threads] = digest
+    assert out["1"] == out["2"]

@@ -1,3 +1,4 @@
+import copy
 import json
 import os
 import subprocess
@@ -256,11 +257,44 @@ def test_best_validation_rmse_never_increases(selection):
     assert model.validation_rmse_ == best[-1] == model.population_rmse_.min()
 
 
-def test_eelm_rule_without_elitism_is_as_published():
+def test_eelm_rule_without_elitism_is_as_published(monkeypatch):
+    """E-ELM (Zhu et al. 2005) keeps no elite: the fit's DE is replayed (same draws) and every
+    individual of every generation is the trial exactly when ``accepts`` (E-ELM rule, no
+    protection) says so; the run's best is replaced by a worse trial within the tolerance."""
+    import fastelm.evolution as ev
+
     X, y = _scaled(load_breast_cancer)
-    a = DEELMClassifier(selection="eelm", elitism=False, n_generations=5, random_state=0)
-    a.fit(X, y)
-    assert a.fitness_history_.shape == (6, 2) and np.all(np.isfinite(a.fitness_history_))
+    calls, plain = [], ev.evolve
+
+    def recording(data, pop0, rngs, strategies, **options):
+        seen = []
+        calls.append((data, copy.deepcopy(rngs[0]), strategies[0], options, seen))
+        return plain(data, pop0, rngs, strategies, **options,
+                     callback=lambda t, pop, rmse, norm: seen.append(
+                         (pop[0].copy(), rmse[0].copy(), norm[0].copy())))
+
+    monkeypatch.setattr(ev, "evolve", recording)
+    DEELMClassifier(selection="eelm", eelm_tol=0.1, elitism=False, n_generations=5,
+                    random_state=0).fit(X, y)
+    ((data, rng, strategy, options, seen),) = calls
+    assert (options["rule"], options["elitism"]) == (de.EELM, False)
+    NP, D = seen[0][0].shape
+    zeros, worse_best = np.zeros(NP, np.int64), 0
+    for t, f in enumerate(options["f_values"]):
+        r, cross = distinct_indices(rng, NP), rng.random((NP, D)) <= options["crossover"]
+        jrand = rng.integers(D, size=NP)
+        pop, rmse, norm = seen[t]
+        best = int(np.argmin(rmse))
+        trial, tr, tn = np.empty_like(pop), np.empty(NP), np.empty(NP)
+        de.mutate_crossover(pop, zeros, np.full(NP, best), np.arange(NP), np.full(NP, strategy),
+                            r, cross, jrand, f, *ev.BOUNDS, trial)
+        de.evaluate(*data, zeros, trial, options["n_hidden"], options["code"], options["alpha"],
+                    tr, tn)
+        for p in range(NP):
+            accepted = de.accepts(rmse[p], norm[p], tr[p], tn[p], de.EELM, options["eps"], False)
+            np.testing.assert_array_equal(seen[t + 1][0][p], trial[p] if accepted else pop[p])
+            worse_best += accepted and p == best and tr[p] > rmse[p]
+    assert worse_best >= 1
 
 
 def _elm_rmse(elm, Xl, yl, Xv, Tv):

@@ -129,17 +129,21 @@ def test_analyze_matches_salib_on_salib_sample(model, N, M):
 
 # --- analytic checks -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("M, N, tol", [(4, 1001, 0.03), (6, 1001, 0.01), (6, 2001, 0.01)])
+@pytest.mark.parametrize("M, N, tol_S1, tol_ST", [(4, 1001, 0.03, 0.03), (6, 1001, 0.003, 0.01),
+                                                  (6, 2001, 0.003, 0.01)])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_ishigami_analytic(M, N, tol, seed):
+def test_ishigami_analytic(M, N, tol_S1, tol_ST, seed):
     # EFAST's error on Ishigami is structural (interference set by the frequency ratios, not by
     # N): at M=4 it is 0.0289 at N=1001, 1201 or 2001 but 0.047 at N=1025 or 2049 (ST of x2).
+    # Largest errors over seeds 0-2: M=4 0.0286 (S1) / 0.0270 (ST); M=6 0.0021 / 0.0081. An
+    # off-by-one in a spectrum sum moves the indices by less than that (1e-4 for the ST cut-off):
+    # the comparisons with SALib at 1e-10 above are what catch it.
     S1_exact, ST_exact = ishigami_indices()
     np.testing.assert_allclose(S1_exact, [0.3139, 0.4424, 0], atol=5e-5)
     np.testing.assert_allclose(ST_exact, [0.5576, 0.4424, 0.2437], atol=5e-5)
     res = efast(ishigami, ISHIGAMI, N, M, random_state=seed)
-    np.testing.assert_allclose(res.S1, S1_exact, rtol=0, atol=tol)
-    np.testing.assert_allclose(res.ST, ST_exact, rtol=0, atol=tol)
+    np.testing.assert_allclose(res.S1, S1_exact, rtol=0, atol=tol_S1)
+    np.testing.assert_allclose(res.ST, ST_exact, rtol=0, atol=tol_ST)
 
 
 @pytest.mark.parametrize("L, m, N", [(5, 2, 1025), (20, 1, 4097)])
