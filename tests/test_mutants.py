@@ -148,6 +148,9 @@ def test_recursive_ridge_equals_batch_ridge_after_every_chunk():
         np.testing.assert_allclose(state.beta, want, rtol=1e-8, atol=1e-10, err_msg=str(start))
     assert {"woodbury", "information"} <= set(state.forms)
     assert state.forms[CHUNKS.index(200)] == "information"
+    # the first chunks, before L rows are seen, take the information form (P ~ 1/alpha there)
+    assert state.forms[:2] == ["information", "information"]
+    assert state.n_seen == sum(CHUNKS) and state.HtT.shape == (L, m)
 
 
 def test_oselm_equals_batch_elm_after_every_chunk():
@@ -161,3 +164,13 @@ def test_oselm_equals_batch_elm_after_every_chunk():
         batch = ELMRegressor(n_hidden=40, alpha=1e-2, random_state=0).fit(X[:start], y[:start])
         np.testing.assert_allclose(online.predict(X), batch.predict(X), rtol=1e-8, atol=1e-9,
                                    err_msg=f"after {start} rows")
+
+
+@pytest.mark.parametrize("form", ["bogus", "Woodbury", "qr"])
+def test_recursive_ridge_rejects_an_unknown_form(form):
+    """Any name but 'woodbury' and 'information' is refused (a survivor of the mutation run
+    compared form <= 'information', which took 'bogus' for the information form)."""
+    state = RecursiveRidge(3, 1, 1.0)
+    with pytest.raises(ValueError, match="form="):
+        state.update(np.ones((2, 3)), np.ones((2, 1)), form=form)
+    assert state.n_seen == 0 and state.forms == []
