@@ -174,3 +174,20 @@ def test_recursive_ridge_rejects_an_unknown_form(form):
     with pytest.raises(ValueError, match="form="):
         state.update(np.ones((2, 3)), np.ones((2, 1)), form=form)
     assert state.n_seen == 0 and state.forms == []
+
+
+def test_recursive_ridge_remove_nodes_checks_every_index():
+    """Out-of-range indices anywhere in ``drop`` are refused (a survivor checked only one end),
+    and the kept nodes' readout is the ridge fit of those nodes on every row seen."""
+    rng = np.random.default_rng(1)
+    H, T = rng.standard_normal((30, 6)), rng.standard_normal((30, 2))
+    state = RecursiveRidge(6, 2, 0.5)
+    state.update(H, T)
+    for drop in ([0, 6], [6, 2], [-1, 3], [7]):
+        with pytest.raises(ValueError, match=r"\[0, 6\)"):
+            state.remove_nodes(drop)
+    keep = state.remove_nodes([4, 1])
+    np.testing.assert_array_equal(keep, [0, 2, 3, 5])
+    Hk = H[:, keep]
+    want = np.linalg.solve(Hk.T @ Hk + 0.5 * np.eye(4), Hk.T @ T)
+    np.testing.assert_allclose(state.beta, want, rtol=1e-10, atol=1e-12)
