@@ -25,7 +25,7 @@ UCI = [
 
 @pytest.fixture
 def shared():
-    """The reference data directory (../shared/data, set by conftest), or skip."""
+    """The reference data directory (FASTELM_DATA, set by conftest), or skip."""
     home = get_data_home()
     if home is None or not (home / "uci").is_dir():
         pytest.skip("reference data directory not available")
