@@ -13,9 +13,10 @@ from sklearn.linear_model import RidgeClassifier
 from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_limits
 
-from fastelm.experiments.deep import (BrainNetCNNClassifier, PopulationGCNClassifier, RidgeRFE,
-                                      chebyshev_polynomials, plot_training_curves,
-                                      population_graph, vector_to_matrix)
+from fastelm.experiments.deep import (DEEP_MODELS, BrainNetCNNClassifier,
+                                      PopulationGCNClassifier, RidgeRFE, chebyshev_polynomials,
+                                      deep_models, plot_training_curves, population_graph,
+                                      vector_to_matrix)
 from fastelm.fmri import connectivity_features, load_roi_dataset, make_synthetic_abide
 
 N_SUBJECTS, N_ROIS = 96, 20
@@ -182,6 +183,42 @@ def test_same_random_state_same_model(abide, model):
     c = make(random_state=8, **kw).fit(X[:70], y[:70]).predict_proba(X[70:])
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
+
+
+@pytest.mark.parametrize("model", ["cnn", "gcn"])
+def test_same_model_at_any_thread_count(abide, model):
+    make, column = (cnn, 0) if model == "cnn" else (gcn, 2)
+    X, y = abide["effect"][column], abide["effect"][1]
+    out = []
+    for threads in (1, 2):
+        with threadpool_limits(limits=threads):
+            out.append(make(random_state=5, max_epochs=10).fit(X[:70], y[:70])
+                       .predict_proba(X[70:]))
+    np.testing.assert_array_equal(out[0], out[1])
+
+
+def test_fold_inputs_hook(abide):
+    """What the reproduction's fold loop asks of the two models: the CNN takes the triangle
+    order of the feature kind, the GCN the phenotype columns of the fold's subjects."""
+    X, y = abide["effect"][0], abide["effect"][1]
+    models = deep_models(quick=True)
+    assert set(models) == set(DEEP_MODELS)
+    cnn_model = models["CCNN"]
+    Xtr, Xte = X[:5], X[5:9]
+    assert cnn_model.fold_inputs("connectivity", Xtr, Xte) == (Xtr, Xte)  # the same objects
+    assert cnn_model.triangle == "upper"
+    cnn_model.fold_inputs("tangent", X[:5], X[5:9])
+    assert cnn_model.triangle == "lower"
+    with pytest.raises(ValueError, match="timeseries"):
+        cnn_model.fold_inputs("timeseries", X[:5], X[5:9])
+    gcn_model = models["GCN"]
+    P = np.arange(18.0).reshape(9, 2)
+    Xtr, Xte = gcn_model.fold_inputs("tangent", X[:5], X[5:9], (P[:5], P[5:]))
+    assert gcn_model.n_phenotypes == 2
+    np.testing.assert_array_equal(Xtr, np.hstack([P[:5], X[:5]]))
+    np.testing.assert_array_equal(Xte, np.hstack([P[5:], X[5:9]]))
+    assert gcn_model.fold_inputs("tangent", Xtr, Xte)[0] is Xtr
+    assert gcn_model.n_phenotypes == 0
 
 
 def test_early_stopping_keeps_the_best_epoch_and_curves_plot(abide, tmp_path):

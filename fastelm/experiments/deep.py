@@ -61,7 +61,15 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 __all__ = ["BrainNetCNNClassifier", "PopulationGCNClassifier", "RidgeRFE", "population_graph",
-           "chebyshev_polynomials", "vector_to_matrix", "plot_training_curves"]
+           "chebyshev_polynomials", "vector_to_matrix", "plot_training_curves", "deep_models",
+           "DEEP_MODELS", "TRIANGLES"]
+
+#: the reproduction's names of the two models
+DEEP_MODELS = ("CCNN", "GCN")
+#: vectorised-triangle order of each connectome feature kind of the reproduction:
+#: ``connectivity`` is fastelm.fmri.connectivity_features (upper), the others nilearn's (lower)
+TRIANGLES = {"connectivity": "upper", "correlation": "lower", "partial correlation": "lower",
+             "tangent": "lower"}
 
 INSTALL_HINT = ("the deep comparators need PyTorch: pip install 'fastelm[deep]' (CPU wheel: "
                 "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu)")
@@ -259,9 +267,9 @@ class BrainNetCNNClassifier(ClassifierMixin, BaseEstimator):
     towards predicting neurodevelopment, NeuroImage 146, 1038-1049.
     """
 
-    def __init__(self, e2e_channels=(8, 8), e2n_channels=16, n2g_channels=64, hidden=(32,),
+    def __init__(self, e2e_channels=(8,), e2n_channels=16, n2g_channels=64, hidden=(32,),
                  dropout=0.5, negative_slope=0.33, learning_rate=1e-3, weight_decay=5e-4,
-                 batch_size=32, max_epochs=60, patience=10, validation_fraction=0.1,
+                 batch_size=32, max_epochs=40, patience=8, validation_fraction=0.1,
                  triangle="lower", random_state=None):
         self.e2e_channels = e2e_channels
         self.e2n_channels = e2n_channels
@@ -353,6 +361,15 @@ class BrainNetCNNClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+    def fold_inputs(self, kind, X_train, X_test, phenotypes=None):
+        """Hook of the reproduction's fold loop: set ``triangle`` for the feature ``kind``
+        (:data:`TRIANGLES`); the inputs are returned unchanged."""
+        if kind not in TRIANGLES:
+            raise ValueError(f"BrainNetCNN needs connectome features, not {kind!r}; "
+                             f"known: {sorted(TRIANGLES)}")
+        self.set_params(triangle=TRIANGLES[kind])
+        return X_train, X_test
 
 
 # ---------------------------------------------------------------------------------------------
@@ -468,16 +485,20 @@ def _gcn_module(torch, n_in, hidden, n_classes, order, dropout):
     nn = torch.nn
 
     class ChebConv(nn.Module):
-        """Σ_k T_k H Θ_k, Glorot-initialised Θ_k, no bias (Parisot's/Kipf's layer)."""
+        """Σ_k T_k H Θ_k, Glorot-initialised Θ_k, no bias (Parisot's/Kipf's layer), as two
+        products: Z = H [Θ_0 … Θ_K], then [T_0 … T_K] · [Z_0; …; Z_K]."""
 
         def __init__(self, c_in, c_out):
             super().__init__()
-            self.weight = nn.Parameter(torch.empty(order + 1, c_in, c_out))
             bound = np.sqrt(6.0 / (c_in + c_out))
-            nn.init.uniform_(self.weight, -bound, bound)
+            self.weight = nn.Parameter(torch.empty(c_in, (order + 1) * c_out)
+                                       .uniform_(-bound, bound))
+            self.c_out = c_out
 
-        def forward(self, T, H):
-            return sum(T[k] @ (H @ self.weight[k]) for k in range(order + 1))
+        def forward(self, T, H):  # T: (N, (K+1)·N) = [T_0 … T_K]
+            Z = H @ self.weight                                   # (N, (K+1)·c_out)
+            Z = Z.reshape(len(H), order + 1, self.c_out).transpose(0, 1)
+            return T @ Z.reshape(-1, self.c_out)
 
     class GCN(nn.Module):
         def __init__(self):
@@ -497,8 +518,11 @@ class PopulationGCNClassifier(ClassifierMixin, BaseEstimator):
 
     Each row of X is ``n_phenotypes`` phenotype codes (site, sex; compared for equality only)
     followed by the subject's connectome features. ``fit(X, y)`` learns what needs labels from
-    the training subjects only: the ridge RFE (:class:`RidgeRFE`), the features' standardisation
-    (mean and sd of the training subjects) and the inner validation split. ``predict(X_new)``
+    the training subjects only: the inner validation split, then the ridge RFE
+    (:class:`RidgeRFE`) and the features' standardisation on the other training subjects (the
+    validation subjects' labels are kept for early stopping: with features selected on them,
+    p ≫ n RFE separates them perfectly, measured: validation loss 0 after 10 epochs of a real
+    ABIDE fold, and the stopping point is meaningless). ``predict(X_new)``
     then builds the population graph over the training subjects and X_new, trains the GCN on
     the training labels (X_new's nodes are in the graph, their labels unknown to the model) and
     returns X_new's predictions: the published transductive setting. The result is cached for
@@ -533,6 +557,8 @@ class PopulationGCNClassifier(ClassifierMixin, BaseEstimator):
     transduction_ : dict of the last transductive training: ``proba`` (of the new nodes),
         ``train_time`` (s: graph, polynomials and training), ``history`` (as
         BrainNetCNNClassifier's ``history_``), ``best_epoch``
+    transductive_time_ : float, seconds of the last transductive training (set by
+        ``predict``; a fair training time is that of ``fit`` plus this)
 
     References
     ----------
@@ -574,14 +600,18 @@ class PopulationGCNClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"cheb_order must be >= 1, got {self.cheb_order!r}")
         phenotypes, F = self._split(X)
         self.classes_, codes = np.unique(y, return_inverse=True)
+        rng = np.random.default_rng(self.random_state)
+        fit_rows, val_rows = _validation_split(codes, self.validation_fraction, rng)
+        # selected on the rows the GCN fits only: features chosen with the validation
+        # subjects' labels separate them perfectly (p >> n) and early stopping never stops
         self.selector_ = RidgeRFE(int(self.n_selected), int(self.rfe_step),
-                                  self.ridge_alpha).fit(F, codes)
+                                  self.ridge_alpha).fit(F[fit_rows], codes[fit_rows])
         selected = self.selector_.transform(F)
-        self.mean_ = selected.mean(axis=0)
-        self.scale_ = selected.std(axis=0)
+        self.mean_ = selected[fit_rows].mean(axis=0)
+        self.scale_ = selected[fit_rows].std(axis=0)
         self.scale_[self.scale_ == 0] = 1.0
-        self._train = (phenotypes, selected, codes)
-        self._seed = np.random.default_rng(self.random_state).integers(2 ** 62)
+        self._train = (phenotypes, selected, codes, fit_rows, val_rows)
+        self._seed = rng.integers(2 ** 62)
         self.transduction_ = None
         return self
 
@@ -593,27 +623,38 @@ class PopulationGCNClassifier(ClassifierMixin, BaseEstimator):
         if self.transduction_ is None or self.transduction_["key"] != key:
             start = time.perf_counter()
             proba, history, best = self._transduce(X)
+            self.transductive_time_ = time.perf_counter() - start
             self.transduction_ = {"key": key, "proba": proba, "history": history,
-                                  "best_epoch": best,
-                                  "train_time": time.perf_counter() - start}
+                                  "best_epoch": best, "train_time": self.transductive_time_}
         return self.transduction_["proba"].copy()
 
     def predict(self, X):
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
+    def fold_inputs(self, kind, X_train, X_test, phenotypes=None):
+        """Hook of the reproduction's fold loop: prepend the phenotype codes of the training
+        and test subjects, ``phenotypes = (P_train, P_test)``, and set ``n_phenotypes``
+        (0 without phenotypes: a graph of feature similarity only)."""
+        if phenotypes is None:
+            self.set_params(n_phenotypes=0)
+            return X_train, X_test
+        P_train, P_test = (np.asarray(p, dtype=np.float64).reshape(len(p), -1)
+                           for p in phenotypes)
+        self.set_params(n_phenotypes=P_train.shape[1])
+        return np.hstack([P_train, X_train]), np.hstack([P_test, X_test])
+
     def _transduce(self, X):
         torch = _torch()
-        phen_train, sel_train, codes = self._train
+        phen_train, sel_train, codes, fit_rows, val_rows = self._train
         phen_new, F_new = self._split(X)
         sel_new = self.selector_.transform(F_new)
         n_train = len(codes)
         selected = np.vstack([sel_train, sel_new])
         W = population_graph(selected, np.vstack([phen_train, phen_new]))
-        T = [torch.from_numpy(t.astype(np.float32))
-             for t in chebyshev_polynomials(W, int(self.cheb_order))]
+        T = torch.from_numpy(np.hstack(chebyshev_polynomials(W, int(self.cheb_order)))
+                             .astype(np.float32))
         H = torch.from_numpy(((selected - self.mean_) / self.scale_).astype(np.float32))
         rng = np.random.default_rng(self._seed)
-        fit_rows, val_rows = _validation_split(codes, self.validation_fraction, rng)
         target = torch.from_numpy(codes.astype(np.int64))
         fit_idx, val_idx = torch.from_numpy(fit_rows), torch.from_numpy(val_rows)
         history = {"train_loss": [], "val_loss": [], "val_accuracy": []}
@@ -652,6 +693,24 @@ class PopulationGCNClassifier(ClassifierMixin, BaseEstimator):
                 out = module(T, H)[n_train:]
                 proba = torch.softmax(out, dim=1).double().numpy()
         return proba, history, best
+
+
+# ---------------------------------------------------------------------------------------------
+# the reproduction's settings
+
+def deep_models(quick=False, **overrides):
+    """``{'CCNN': BrainNetCNNClassifier(...), 'GCN': PopulationGCNClassifier(...)}`` at the
+    reproduction's settings (the classes' defaults); ``quick``: a few epochs, a smaller CNN and
+    a 500-feature RFE, for CI on synthetic subjects. ``overrides``: ``{'CCNN': {...}}``."""
+    if quick:
+        cnn = dict(e2e_channels=(4,), e2n_channels=8, n2g_channels=16, hidden=(16,),
+                   max_epochs=8, patience=4)
+        gcn = dict(n_selected=500, rfe_step=50, max_epochs=40, patience=10)
+    else:
+        cnn, gcn = {}, {}
+    cnn.update(overrides.get("CCNN", {}))
+    gcn.update(overrides.get("GCN", {}))
+    return {"CCNN": BrainNetCNNClassifier(**cnn), "GCN": PopulationGCNClassifier(**gcn)}
 
 
 # ---------------------------------------------------------------------------------------------
