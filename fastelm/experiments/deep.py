@@ -557,8 +557,9 @@ class PopulationGCNClassifier(ClassifierMixin, BaseEstimator):
     transduction_ : dict of the last transductive training: ``proba`` (of the new nodes),
         ``train_time`` (s: graph, polynomials and training), ``history`` (as
         BrainNetCNNClassifier's ``history_``), ``best_epoch``
-    transductive_time_ : float, seconds of the last transductive training (set by
-        ``predict``; a fair training time is that of ``fit`` plus this)
+    transductive_time_, transductive_cpu_ : float, wall and CPU seconds of the last
+        transductive training (set by ``predict``; a fair training time is that of ``fit``
+        plus this)
 
     References
     ----------
@@ -621,9 +622,10 @@ class PopulationGCNClassifier(ClassifierMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, reset=False)
         key = hashlib.sha1(np.ascontiguousarray(X).tobytes()).hexdigest()
         if self.transduction_ is None or self.transduction_["key"] != key:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             proba, history, best = self._transduce(X)
             self.transductive_time_ = time.perf_counter() - start
+            self.transductive_cpu_ = time.process_time() - cpu
             self.transduction_ = {"key": key, "proba": proba, "history": history,
                                   "best_epoch": best, "train_time": self.transductive_time_}
         return self.transduction_["proba"].copy()
