@@ -108,7 +108,7 @@ def abide(tmp_path_factory):
     it run on one thread (tiny networks: thread launches cost more than they save)."""
     pytest.importorskip("torch")
     sets = {}
-    for name, effect in (("effect", 1.2), ("null", 0.0)):
+    for name, effect in (("effect", 1.5), ("null", 0.0)):
         directory = tmp_path_factory.mktemp(name)
         make_synthetic_abide(directory, n_subjects=N_SUBJECTS, n_rois=N_ROIS, lengths=(80, 100),
                              effect_size=effect, n_sites=2, random_state=3)
@@ -121,10 +121,10 @@ def abide(tmp_path_factory):
 
 
 def cnn(**kw):
-    """A small BrainNetCNN for 20 ROIs (quick mode)."""
+    """A small BrainNetCNN for 20 ROIs and 70 training subjects (quick mode)."""
     return BrainNetCNNClassifier(**dict(dict(e2e_channels=(4,), e2n_channels=8, n2g_channels=16,
-                                             hidden=(16,), max_epochs=40, patience=8,
-                                             triangle="upper"), **kw))
+                                             hidden=(16,), learning_rate=1e-3, weight_decay=5e-4,
+                                             max_epochs=40, patience=8, triangle="upper"), **kw))
 
 
 def gcn(**kw):

@@ -62,7 +62,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 __all__ = ["BrainNetCNNClassifier", "PopulationGCNClassifier", "RidgeRFE", "population_graph",
            "chebyshev_polynomials", "vector_to_matrix", "plot_training_curves", "deep_models",
-           "DEEP_MODELS", "TRIANGLES"]
+           "run_abide", "write_abide_outputs", "DEEP_MODELS", "TRIANGLES"]
 
 #: the reproduction's names of the two models
 DEEP_MODELS = ("CCNN", "GCN")
@@ -723,6 +723,109 @@ def deep_models(quick=False, **overrides):
     return {"CCNN": BrainNetCNNClassifier(**cnn), "GCN": PopulationGCNClassifier(**gcn)}
 
 
+def _history(estimator):
+    """(history, best epoch) of a fitted CCNN, or of a GCN's last transductive training."""
+    if isinstance(estimator, PopulationGCNClassifier):
+        t = estimator.transduction_
+        return t["history"], int(t["best_epoch"])
+    return estimator.history_, int(estimator.best_epoch_)
+
+
+def run_abide(data_dir, out_dir, kinds=("connectivity",), *, atlas="cc200", seed=0,
+              models=None, reference="BLS-CV", progress=True):
+    """The two models on the real-data reproduction's folds and features, one thread per fit.
+
+    The subjects, site × diagnosis strata, 10 folds and fold seeds are those of
+    ``fastelm.experiments.bls_fmri`` (``load``, ``cv_splits``, ``FoldFeatures``: tangent
+    features fitted on each training fold); ``reference`` (BLS-CV by default) runs in the
+    same process on the same folds so that the training-time ratio deep / BLS-CV compares
+    fits made under the same machine load. Each fit's time is ``fit`` plus, for the GCN, its
+    transductive training in ``predict``; CPU seconds are recorded beside wall seconds (the
+    machine is shared). Writes ``records.csv``, ``results.md``/``.csv`` (the paper's five
+    metrics, mean ± sd over folds), ``timings.md``/``.csv``, ``accuracy_vs_time.png`` (the
+    paper's Fig. 4), ``training_curves_<kind>.png`` and ``curves.json`` to ``out_dir``;
+    returns the records.
+    """
+    import json
+    import os
+
+    from sklearn.base import clone
+
+    from ..metrics import classification_report_dict
+    from .bls_fmri.models import default_models, reseed
+    from .bls_fmri.protocol import (CPU, TIME, FoldFeatures, _fold_seed, cv_splits,
+                                    fit_timed)
+    from .bls_fmri.reproduce import load
+    from .common import limit_threads, progress as progress_bar
+
+    X, y, strata, bunch = load(data_dir, "connectivity", None, atlas, None)
+    site = np.unique(bunch.sites, return_inverse=True)[1].astype(float)
+    sex = np.asarray(bunch.phenotype["SEX"], dtype=float)
+    phenotypes = np.column_stack([site, sex])
+    features = FoldFeatures(bunch.series, {"connectivity": X})
+    splits = cv_splits(y, strata, 10, 1, seed)
+    models = dict(deep_models() if models is None else models)
+    if reference:
+        models[reference] = default_models(extended=True)[reference]
+    records, curves = [], []
+    with limit_threads(1):
+        for i, (train, test, repeat, fold) in enumerate(
+                progress_bar(splits, "deep", total=len(splits), enabled=progress)):
+            for kind in kinds:
+                X_train, X_test = features.split(kind, train, test)
+                for name, model in models.items():
+                    estimator = reseed(clone(model), _fold_seed(seed, i))
+                    a, b = X_train, X_test
+                    if hasattr(estimator, "fold_inputs"):
+                        a, b = estimator.fold_inputs(kind, a, b,
+                                                     (phenotypes[train], phenotypes[test]))
+                    seconds, converged, cpu = fit_timed(estimator, a, y[train])
+                    pred = estimator.predict(b)
+                    seconds += getattr(estimator, "transductive_time_", 0.0)
+                    cpu += getattr(estimator, "transductive_cpu_", 0.0)
+                    records.append({"data set": os.path.basename(os.path.normpath(data_dir)),
+                                    "features": kind, "model": name, "repeat": repeat,
+                                    "fold": fold, **classification_report_dict(y[test], pred),
+                                    TIME: seconds, CPU: cpu, "converged": converged})
+                    if name in DEEP_MODELS:
+                        history, best = _history(estimator)
+                        curves.append(dict(history, best_epoch=best, model=name,
+                                           features=kind, fold=fold))
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "curves.json"), "w") as f:
+        json.dump({"subjects": int(len(y)), "patients": int(y.sum()), "curves": curves}, f)
+    write_abide_outputs(out_dir, records, curves)
+    return records
+
+
+def write_abide_outputs(out_dir, records, curves):
+    """The tables and plots of :func:`run_abide` from its records and curves."""
+    import os
+
+    from .bls_fmri.outputs import _write_records, plot_accuracy_time
+    from .bls_fmri.protocol import CPU, METRICS, TIME
+    from .common import summarize, write_table
+
+    keys = ("data set", "features", "model")
+    rows = summarize(records, keys, METRICS)
+    time_rows = summarize(records, keys, [TIME, CPU])
+    write_table(rows, keys, METRICS, os.path.join(out_dir, "results"), digits=3)
+    write_table(time_rows, keys, [TIME, CPU], os.path.join(out_dir, "timings"), digits=2)
+    _write_records(records, os.path.join(out_dir, "records.csv"))
+    models = list(dict.fromkeys(r["model"] for r in records))
+    plot_accuracy_time(rows, time_rows, os.path.join(out_dir, "accuracy_vs_time.png"), models,
+                       title="10-fold CV on site × diagnosis, one thread per fit")
+    for kind in dict.fromkeys(c["features"] for c in curves):
+        plot_training_curves(
+            {m: [c for c in curves if c["model"] == m and c["features"] == kind]
+             for m in DEEP_MODELS if any(c["model"] == m and c["features"] == kind
+                                         for c in curves)},
+            os.path.join(out_dir, f"training_curves_{kind.replace(' ', '_')}.png"),
+            title=f"{kind} features, one line per fold; inner validation = 10% of each "
+                  "training fold")
+    return rows, time_rows
+
+
 # ---------------------------------------------------------------------------------------------
 # curves
 
@@ -764,3 +867,34 @@ def plot_training_curves(histories, path, title=None):
     fig.savefig(path, dpi=100, metadata={"Software": None})
     plt.close(fig)
     return True
+
+
+# ---------------------------------------------------------------------------------------------
+# command line
+
+def main(argv=None):
+    """``python -m fastelm.experiments.deep --data DIR [--out DIR] [--features KIND ...]``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m fastelm.experiments.deep",
+        description="BrainNetCNN and the population GCN (and BLS-CV for the time ratio) on the "
+                    "BLS-fMRI reproduction's 10 folds of an ABIDE-layout folder.")
+    parser.add_argument("--data", required=True, help="an ABIDE-layout directory")
+    parser.add_argument("--out", default="results/bls-fmri-abide/deep", help="output folder")
+    parser.add_argument("--atlas", default="cc200")
+    parser.add_argument("--features", nargs="+", default=["connectivity"],
+                        choices=sorted(TRIANGLES))
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    records = run_abide(args.data, args.out, tuple(args.features), atlas=args.atlas,
+                        seed=args.seed, progress=not args.no_progress)
+    print(f"{len(records)} fits; wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    import sys
+
+    sys.exit(main())
