@@ -146,7 +146,6 @@ def test_beats_chance_on_effect_data_and_not_on_null_data(abide, model):
     make, column = (cnn, 0) if model == "cnn" else (gcn, 2)
     effect = _cv_accuracy(make, abide["effect"][column], abide["effect"][1], abide["effect"][3])
     null = _cv_accuracy(make, abide["null"][column], abide["null"][1], abide["null"][3])
-    print(model, "effect", effect, "null", null)
     assert effect > 0.5 + margin, (effect, null)
     assert null < 0.5 + margin, (effect, null)
 
