@@ -41,8 +41,9 @@ package never imports this module). PyTorch's default Linux wheels bundle severa
 libraries; its CPU wheel (``pip install torch==2.13.0 --index-url
 https://download.pytorch.org/whl/cpu``) installed here in 28 s and takes 754 MB, about what JAX
 with jaxlib takes (~620 MB), and PyTorch is what BrainNetCNN's and the population GCN's public
-re-implementations use. Threads: PyTorch runs on the OpenMP thread count in force, so the
-reproduction's one-thread limit (threadpoolctl) applies to these models as to the others.
+re-implementations use. Threads: each fit runs PyTorch on the smallest BLAS/OpenMP limit in
+force (threadpoolctl, e.g. ``fastelm._threads.thread_limit``), so the reproduction's one-thread
+limit applies to these models as to the others.
 Determinism: each fit draws its weights, dropout masks, mini-batches and validation split from
 ``random_state`` inside ``torch.random.fork_rng`` (the global generator is left as it was).
 """
@@ -83,18 +84,30 @@ def _torch():
     return torch
 
 
+def _threads_in_force(torch):
+    """PyTorch's thread count capped by the smallest BLAS/OpenMP limit in force
+    (threadpoolctl): a limit entered before PyTorch was imported does not reach its own
+    OpenMP pool otherwise."""
+    from threadpoolctl import threadpool_info
+
+    limits = [p["num_threads"] for p in threadpool_info()
+              if p["user_api"] in ("blas", "openmp")]
+    return max(1, min([torch.get_num_threads()] + limits))
+
+
 @contextmanager
 def _seeded(torch, seed):
-    """PyTorch's CPU generator seeded with ``seed`` inside, restored after; thread count set
-    to the OpenMP limit in force (threadpoolctl), so MKL inside PyTorch follows it too."""
-    threads = torch.get_num_threads()
+    """PyTorch's CPU generator seeded with ``seed`` inside, restored after; PyTorch (and the
+    MKL inside it) on the thread count in force (:func:`_threads_in_force`)."""
+    before = torch.get_num_threads()
+    threads = _threads_in_force(torch)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(int(seed))
         torch.set_num_threads(threads)
         try:
             yield
         finally:
-            torch.set_num_threads(threads)
+            torch.set_num_threads(before)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -756,7 +769,8 @@ def run_abide(data_dir, out_dir, kinds=("connectivity",), *, atlas="cc200", seed
     from .bls_fmri.protocol import (CPU, TIME, FoldFeatures, _fold_seed, cv_splits,
                                     fit_timed)
     from .bls_fmri.reproduce import load
-    from .common import limit_threads, progress as progress_bar
+    from .common import progress as progress_bar
+    from .._threads import thread_limit
 
     X, y, strata, bunch = load(data_dir, "connectivity", None, atlas, None)
     site = np.unique(bunch.sites, return_inverse=True)[1].astype(float)
@@ -768,7 +782,7 @@ def run_abide(data_dir, out_dir, kinds=("connectivity",), *, atlas="cc200", seed
     if reference:
         models[reference] = default_models(extended=True)[reference]
     records, curves = [], []
-    with limit_threads(1):
+    with thread_limit(1):
         for i, (train, test, repeat, fold) in enumerate(
                 progress_bar(splits, "deep", total=len(splits), enabled=progress)):
             for kind in kinds:
