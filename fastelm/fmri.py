@@ -8,17 +8,19 @@ time point and one whitespace separated column per ROI. A phenotype CSV
 ``DX_GROUP`` (1 = autism, 2 = control) and ``SITE_ID``; subjects without preprocessed data have
 ``FILE_ID == 'no_filename'``.
 
-The Broad Learning System's fMRI use (ALGORITHMS.md §5) flattens each subject's T×M series,
+The Broad Learning System's fMRI use (docs/algorithms.md §5) flattens each subject's T×M series,
 cropped to a common T, into T·M features; :func:`load_roi_dataset` also offers the usual
 functional-connectivity alternative, the upper triangle of the Fisher-z Pearson correlation
-matrix (M(M-1)/2 features).
+matrix (M(M-1)/2 features), and keeps every subject's whole series for the connectome
+estimators of :mod:`fastelm.connectome` (correlation, partial correlation, tangent space).
 
 Public functions
 ----------------
 read_roi_file          one ``.1D`` file -> (T×M float64 array, ROI names)
 read_phenotype         phenotype CSV -> Bunch of columns (stdlib ``csv``; no pandas)
 connectivity_features  series -> upper triangle (k=1) of arctanh(clipped Pearson r)
-load_roi_dataset       a directory of subjects + phenotype -> Bunch(data, target, ...)
+find_roi_folder        where the files are: flat, rois_<atlas>/ or nilearn's ABIDE_pcp layout
+load_roi_dataset       a directory of subjects + phenotype -> Bunch(data, series, target, ...)
 make_synthetic_abide   write synthetic subjects in exactly that layout (numpy only)
 """
 
@@ -38,7 +40,11 @@ __all__ = [
     "PhenotypeMismatchError",
     "BadSubjectError",
     "ExcludedSubjectsWarning",
+    "CroppedSeriesWarning",
     "PHENOTYPE_FILENAME",
+    "MIN_TIMEPOINTS",
+    "MIN_LENGTH_FRACTION",
+    "find_roi_folder",
     "read_roi_file",
     "read_phenotype",
     "connectivity_features",
@@ -53,6 +59,11 @@ NO_FILENAME = "no_filename"
 #: ABIDE DX_GROUP codes.
 DX_PATIENT, DX_CONTROL = 1, 2
 _REQUIRED_COLUMNS = ("FILE_ID", "DX_GROUP", "SITE_ID")
+#: a series shorter than MIN_TIMEPOINTS, or than MIN_LENGTH_FRACTION of the median length of the
+#: data set, is excluded (reported): one short outlier must not crop every subject.
+MIN_TIMEPOINTS, MIN_LENGTH_FRACTION = 10, 0.5
+#: 'timeseries' features warn when the common length is below this fraction of the median
+CROP_WARN_FRACTION = 2 / 3
 _MAX_LISTED = 10  # ids listed in an error or warning message before "... and k more"
 
 
@@ -82,6 +93,10 @@ class BadSubjectError(ValueError):
 
 class ExcludedSubjectsWarning(UserWarning):
     """Some subjects were left out of a dataset; the Bunch's ``excluded`` says which and why."""
+
+
+class CroppedSeriesWarning(UserWarning):
+    """'timeseries' features were cropped far below the median series length."""
 
 
 def _list_ids(ids):
@@ -292,14 +307,25 @@ def read_phenotype(csv_path):
 # --------------------------------------------------------------------------------------------
 
 
+def _check_eps(eps):
+    if isinstance(eps, bool) or not isinstance(eps, (int, float, np.floating, np.integer)) \
+            or not 0.0 < eps < 1.0:
+        raise ValueError(f"eps must be a number in (0, 1), got {eps!r}")
+
+
 def _fisher_z_upper(series, eps):
-    """Upper triangle (k=1) of arctanh(clip(Pearson r, -1+eps, 1-eps)) of one T×M series."""
-    constant = np.flatnonzero(np.ptp(series, axis=0) == 0.0)
+    """Upper triangle (k=1) of arctanh(clip(Pearson r, -1+eps, 1-eps)) of one T×M series.
+
+    Columns are centred and divided by their largest magnitude before the sums of squares,
+    which leaves r unchanged and keeps ROIs near 1e-170 or 1e200 from under- or overflowing.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        scaled = _column_scaled(series)
+    constant = np.flatnonzero(~np.isfinite(scaled).all(axis=0) | (np.ptp(series, axis=0) == 0))
     if constant.size:
         raise ValueError(f"constant ROI column(s) {constant.tolist()}: correlation undefined")
-    centred = series - series.mean(axis=0)
-    norms = np.sqrt(np.einsum("tm,tm->m", centred, centred))
-    unit = centred / norms
+    norms = np.sqrt(np.einsum("tm,tm->m", scaled, scaled))
+    unit = scaled / norms
     r = unit.T @ unit
     iu = np.triu_indices(series.shape[1], k=1)
     return np.arctanh(np.clip(r[iu], -1.0 + eps, 1.0 - eps))
@@ -328,8 +354,7 @@ def connectivity_features(series, *, eps=1e-7):
     ValueError
         A constant ROI column, non-finite values, fewer than 2 time points or 2 ROIs.
     """
-    if not 0.0 < eps < 1.0:
-        raise ValueError(f"eps must be in (0, 1), got {eps!r}")
+    _check_eps(eps)
     single = isinstance(series, np.ndarray) and series.ndim == 2
     subjects = [series] if single else list(series)
     out = []
@@ -359,29 +384,97 @@ def connectivity_features(series, *, eps=1e-7):
 # --------------------------------------------------------------------------------------------
 
 
+def _column_scaled(series):
+    """Centred columns divided by their largest magnitude: a correlation-preserving copy whose
+    sums of squares neither underflow (ROIs near 1e-170) nor overflow (near 1e200)."""
+    centred = series - series.mean(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return centred / np.abs(centred).max(axis=0)
+
+
 def _quality_problem(series, roi_names):
-    """Reason string if a series has non-finite values or constant ROIs, else None."""
+    """Reason string if a series has non-finite values or (numerically) constant ROIs."""
     finite = np.isfinite(series)
     if not finite.all():
         cols = np.flatnonzero(~finite.all(axis=0))
         return f"non-finite values (NaN/inf) in ROI(s) {_list_ids(roi_names[c] for c in cols)}"
-    constant = np.flatnonzero(np.ptp(series, axis=0) == 0.0)
-    if constant.size:
-        return f"constant ROI(s) {_list_ids(roi_names[c] for c in constant)}"
+    with np.errstate(over="ignore", invalid="ignore"):
+        scaled = _column_scaled(series)
+        flat = ~np.isfinite(scaled).all(axis=0) | (np.ptp(series, axis=0) == 0.0)
+    if flat.any():
+        return f"constant ROI(s) {_list_ids(roi_names[c] for c in np.flatnonzero(flat))}"
     return None
 
 
-def _find_phenotype(directory):
-    default = directory / PHENOTYPE_FILENAME
-    if default.is_file():
-        return default
-    candidates = sorted(p for p in directory.glob("*.csv") if p.is_file())
-    if len(candidates) == 1:
-        return candidates[0]
+def _find_phenotype(*directories):
+    for directory in directories:
+        if (directory / PHENOTYPE_FILENAME).is_file():
+            return directory / PHENOTYPE_FILENAME
+    for directory in directories:
+        candidates = sorted(p for p in directory.glob("*.csv") if p.is_file())
+        if len(candidates) == 1:
+            return candidates[0]
     raise FileNotFoundError(
-        f"{directory}: cannot choose a phenotype CSV (found {len(candidates)} *.csv files); "
-        "pass phenotype_csv="
+        f"{directories[0]}: cannot choose a phenotype CSV (no {PHENOTYPE_FILENAME} and not "
+        "exactly one *.csv); pass phenotype_csv="
     )
+
+
+def _has_rois(folder, suffix):
+    return folder.is_dir() and any(p.name.endswith(suffix) for p in folder.iterdir())
+
+
+def find_roi_folder(directory, atlas="aal", strategy=None, pipeline=None):
+    """The folder holding ``*_rois_<atlas>.1D`` files under ``directory``, and the phenotype
+    CSV's folders to search, for the three layouts :func:`load_roi_dataset` reads.
+
+    * flat: the files in ``directory`` (or in ``directory/rois_<atlas>/``, the layout of the
+      Preprocessed Connectomes Project's ``Outputs/<pipeline>/<strategy>/rois_<atlas>``);
+    * nilearn's ``fetch_abide_pcp(data_dir=directory, derivatives='rois_<atlas>')``: the
+      phenotype in ``directory/ABIDE_pcp/`` and the files in
+      ``directory/ABIDE_pcp/<pipeline>/<strategy>/`` (e.g. ``cpac/nofilt_noglobal``);
+      ``directory`` may also be that ``ABIDE_pcp`` folder.
+
+    ``strategy`` (e.g. ``'filt_noglobal'``) and ``pipeline`` (e.g. ``'cpac'``) choose among
+    several nilearn folders; with more than one candidate and no choice, a ValueError lists
+    them. Returns (roi_folder, [folders to search for the phenotype CSV]).
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise FileNotFoundError(f"{directory}: no such directory")
+    suffix = f"_rois_{atlas}.1D"
+    roots = [directory / "ABIDE_pcp", directory]
+    nested = []
+    for root in roots:
+        if root.is_dir():
+            nested += [f for f in sorted(root.glob("*/*")) if _has_rois(f, suffix)]
+    if strategy is not None or pipeline is not None:
+        nested = [f for f in nested if (strategy is None or f.name == strategy)
+                  and (pipeline is None or f.parent.name == pipeline)]
+    flat = [f for f in (directory, directory / f"rois_{atlas}") if _has_rois(f, suffix)]
+    if strategy is not None or pipeline is not None:
+        if not nested:
+            raise FileNotFoundError(
+                f"{directory}: no *{suffix} files in a <pipeline>/<strategy> folder matching "
+                f"pipeline={pipeline!r}, strategy={strategy!r}")
+        candidates = nested
+    else:
+        candidates = flat[:1] or nested
+    if not candidates:
+        raise FileNotFoundError(f"{directory}: no *{suffix} files (looked in the folder, "
+                                f"rois_{atlas}/ and ABIDE_pcp/<pipeline>/<strategy>/)")
+    if len(candidates) > 1:
+        raise ValueError(
+            f"{directory}: *{suffix} files in several folders "
+            f"({', '.join(str(c.relative_to(directory)) for c in candidates)}); choose one "
+            "with strategy= (--strategy) and pipeline=")
+    folder = candidates[0]
+    return folder, [p for p in (directory, directory / "ABIDE_pcp", folder) if p.is_dir()]
+
+
+def _minimum_length(lengths):
+    """Shortest usable series: MIN_TIMEPOINTS, and MIN_LENGTH_FRACTION of the median length."""
+    return max(MIN_TIMEPOINTS, int(np.ceil(MIN_LENGTH_FRACTION * np.median(lengths))))
 
 
 def load_roi_dataset(
@@ -394,56 +487,71 @@ def load_roi_dataset(
     on_bad="report",
     sites=None,
     eps=1e-7,
+    strategy=None,
+    pipeline=None,
 ):
     """Load the subjects of an ABIDE-Preprocessed-style directory as a feature matrix.
 
     Subjects are the phenotype rows (in CSV order) with a FILE_ID other than ``'no_filename'``,
-    optionally restricted to ``sites``; each must have the file
-    ``<directory>/<FILE_ID>_rois_<atlas>.1D``. Every series is cropped to its first ``length``
-    rows (by default the shortest usable series' length).
+    optionally restricted to ``sites``, that have a file ``<FILE_ID>_rois_<atlas>.1D`` in the
+    ROI folder (:func:`find_roi_folder`: flat, ``rois_<atlas>/`` or nilearn's
+    ``ABIDE_pcp/<pipeline>/<strategy>/``).
+
+    Series shorter than ``max(MIN_TIMEPOINTS, MIN_LENGTH_FRACTION · median length)`` are
+    excluded (reported), so one short outlier cannot crop everybody; for
+    ``features='timeseries'`` the others are cropped to a common length (``length``, or the
+    shortest kept series, with a :class:`CroppedSeriesWarning` when that is below
+    ``CROP_WARN_FRACTION`` (2/3) of the median). Connectivity features use every subject's whole
+    series.
 
     Parameters
     ----------
     directory : str or os.PathLike
-        Folder holding the ``*_rois_<atlas>.1D`` files (not searched recursively).
+        The data folder, in one of the layouts above.
     phenotype_csv : str or os.PathLike, optional
-        Default: ``<directory>/Phenotypic_V1_0b_preprocessed1.csv``, else the only ``*.csv`` in
-        ``directory``.
+        Default: ``Phenotypic_V1_0b_preprocessed1.csv`` in ``directory``, ``directory/ABIDE_pcp``
+        or the ROI folder, else the only ``*.csv`` there.
     atlas : str, default 'aal'
         Atlas suffix of the files (``aal``, ``cc200``, ``ho``, ...).
     length : int, optional
-        Common number of time points T (>= 2); subjects with fewer rows are excluded.
+        Common number of time points T (>= 2) of ``'timeseries'`` features; subjects with
+        fewer rows are excluded.
     features : {'timeseries', 'connectivity'}
         ``'timeseries'``: the cropped series flattened time-major, T·M features
         (``data.reshape(n, T, M)`` gives the series back). ``'connectivity'``:
-        :func:`connectivity_features`, M(M-1)/2 features.
+        :func:`connectivity_features` of each whole series, M(M-1)/2 features.
     on_bad : {'report', 'raise'}
-        What to do with unusable subjects (missing file, non-finite values, constant ROI, series
-        shorter than ``length``): ``'report'`` leaves them out, lists them in ``excluded`` and
-        emits an :class:`ExcludedSubjectsWarning`; ``'raise'`` raises
-        :class:`PhenotypeMismatchError` for missing files and :class:`BadSubjectError` for the
-        rest. Nothing is ever dropped silently.
+        What to do with unusable subjects (non-finite values, constant ROI, too short series)
+        and phenotype rows without a file: ``'report'`` leaves them out, lists them in
+        ``excluded`` (unusable) and ``missing`` (no file) and emits one
+        :class:`ExcludedSubjectsWarning`; ``'raise'`` raises :class:`PhenotypeMismatchError`
+        for missing files and :class:`BadSubjectError` for the rest. Nothing is dropped
+        silently.
     sites : str or sequence of str, optional
-        Keep only phenotype rows of these SITE_IDs (e.g. ``['UM_1', 'UM_2']`` for ABIDE-UM).
-    eps : float, default 1e-7
+        Keep only phenotype rows of these SITE_IDs; other sites' files are skipped unread.
+    eps : float in (0, 1), default 1e-7
         Clipping margin of the Fisher z (``features='connectivity'``).
+    strategy, pipeline : str, optional
+        Choose the nilearn folder ``ABIDE_pcp/<pipeline>/<strategy>/`` when there are several.
 
     Returns
     -------
     Bunch with
-        data : ndarray (n_subjects, n_features), float64
+        data : ndarray (n_subjects, n_features), float64, finite
+        series : list of the subjects' whole (T_i × M) series (for connectome estimators)
         target : ndarray of int, 1 = patient (DX_GROUP 1), 0 = control (DX_GROUP 2)
         dx_group : ndarray of int, the ABIDE coding (1 = patient, 2 = control)
         target_names : ndarray ['control', 'patient'] (indexed by target)
         subject_ids : ndarray of str, the FILE_IDs
         sites : ndarray of str, the SITE_IDs
         lengths : ndarray of int, each subject's number of time points before cropping
-        length : int, the common T
+        length : int, the common T of 'timeseries' (the shortest kept series otherwise)
         roi_names : list of str (M names)
         feature_names : ndarray of str, 't<t>_<roi>' or '<roi_i>-<roi_j>'
-        excluded : list of (file_id, reason)
+        excluded : list of (file_id, reason), unusable subjects
+        missing : list of FILE_IDs of phenotype rows (of the chosen sites) without a file
         phenotype : dict, every phenotype column (str) for the kept subjects
-        features, atlas, files, phenotype_csv, n_no_filename, DESCR
+        features, atlas, folder, files, phenotype_csv, n_no_filename, DESCR
 
     Raises
     ------
@@ -452,8 +560,9 @@ def load_roi_dataset(
     PhenotypeError
         A malformed phenotype CSV (see :func:`read_phenotype`).
     PhenotypeMismatchError
-        ``<FILE_ID>_rois_<atlas>.1D`` files without a phenotype row (always), phenotype rows
-        without a file (``on_bad='raise'``), or no phenotype row has a file.
+        ``<FILE_ID>_rois_<atlas>.1D`` files of the chosen sites' folder without a phenotype
+        row (all files when ``sites`` is None), phenotype rows without a file
+        (``on_bad='raise'``), no phenotype row with a file, or an unknown site.
     BadSubjectError
         ``on_bad='raise'`` and a subject is unusable; or no subject is usable.
     FileNotFoundError
@@ -463,55 +572,54 @@ def load_roi_dataset(
         raise ValueError(f"features must be 'timeseries' or 'connectivity', got {features!r}")
     if on_bad not in ("report", "raise"):
         raise ValueError(f"on_bad must be 'report' or 'raise', got {on_bad!r}")
+    _check_eps(eps)
     if length is not None:
         if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 2:
             raise ValueError(f"length must be an integer >= 2, got {length!r}")
         length = int(length)
     directory = Path(directory)
-    if not directory.is_dir():
-        raise FileNotFoundError(f"{directory}: no such directory")
-    phenotype_csv = _find_phenotype(directory) if phenotype_csv is None else Path(phenotype_csv)
+    folder, pheno_dirs = find_roi_folder(directory, atlas, strategy, pipeline)
+    phenotype_csv = (_find_phenotype(*pheno_dirs) if phenotype_csv is None
+                     else Path(phenotype_csv))
 
     suffix = f"_rois_{atlas}.1D"
     files = {
         p.name[: -len(suffix)]: p
-        for p in directory.iterdir()
+        for p in folder.iterdir()
         if p.name.endswith(suffix) and len(p.name) > len(suffix) and p.is_file()
     }
-    if not files:
-        raise FileNotFoundError(f"{directory}: no *{suffix} files")
-
     pheno = read_phenotype(phenotype_csv)
     keep = np.ones(pheno.file_id.shape[0], dtype=bool)
     if sites is not None:
         sites = [sites] if isinstance(sites, str) else list(sites)
+        present = sorted(set(pheno.site_id.tolist()))
+        unknown = [s for s in sites if s not in present]
+        if unknown:
+            raise PhenotypeMismatchError(
+                f"site(s) {unknown} not in {phenotype_csv}; its sites are {present}")
         keep = np.isin(pheno.site_id, sites)
-    orphans = sorted(set(files) - set(pheno.file_id.tolist()))
-    if orphans:
-        raise PhenotypeMismatchError(
-            f"{len(orphans)} file(s) in {directory} have no row in {phenotype_csv}: "
-            f"{_list_ids(f + suffix for f in orphans)}"
-        )
-    in_sites = sorted(set(files) - set(pheno.file_id[keep].tolist()))
-    if in_sites:
-        raise PhenotypeMismatchError(
-            f"{len(in_sites)} file(s) in {directory} belong to sites outside {sites}: "
-            f"{_list_ids(f + suffix for f in in_sites)}"
-        )
+    else:
+        orphans = sorted(set(files) - set(pheno.file_id.tolist()))
+        if orphans:
+            raise PhenotypeMismatchError(
+                f"{len(orphans)} file(s) in {folder} have no row in {phenotype_csv}: "
+                f"{_list_ids(f + suffix for f in orphans)}"
+            )
     rows = np.flatnonzero(keep)
-    missing = [pheno.file_id[i] for i in rows if pheno.file_id[i] not in files]
+    missing = [str(pheno.file_id[i]) for i in rows if pheno.file_id[i] not in files]
     if len(missing) == len(rows):
         raise PhenotypeMismatchError(
-            f"none of the {len(rows)} phenotype rows of {phenotype_csv} has a file "
-            f"<FILE_ID>{suffix} in {directory}"
+            f"none of the {len(rows)} phenotype rows of {phenotype_csv}"
+            + (f" (sites {sites})" if sites is not None else "")
+            + f" has a file <FILE_ID>{suffix} in {folder}"
         )
     if missing and on_bad == "raise":
         raise PhenotypeMismatchError(
-            f"{len(missing)} phenotype row(s) of {phenotype_csv} have no file in {directory}: "
+            f"{len(missing)} phenotype row(s) of {phenotype_csv} have no file in {folder}: "
             f"{_list_ids(m + suffix for m in missing)}"
         )
 
-    excluded = [(m, f"missing file {m}{suffix}") for m in missing]
+    excluded = []
     series, index = [], []
     roi_names, names_from = None, None
     for i in rows:
@@ -532,58 +640,91 @@ def load_roi_dataset(
         if problem is not None:
             excluded.append((file_id, problem))
             continue
-        if length is not None and s.shape[0] < length:
-            excluded.append((file_id, f"series too short: {s.shape[0]} < length={length}"))
-            continue
         series.append(s)
         index.append(i)
 
+    if series:  # one short outlier must not crop everybody
+        shortest = _minimum_length([s.shape[0] for s in series])
+        kept = []
+        for s, i in zip(series, index):
+            if s.shape[0] < shortest:
+                excluded.append((pheno.file_id[i], f"series too short: {s.shape[0]} < "
+                                 f"{shortest} time points (minimum: {MIN_TIMEPOINTS} and "
+                                 f"{MIN_LENGTH_FRACTION:g} × the median length)"))
+            elif length is not None and features == "timeseries" and s.shape[0] < length:
+                excluded.append((pheno.file_id[i],
+                                 f"series too short: {s.shape[0]} < length={length}"))
+            else:
+                kept.append((s, i))
+        series, index = [s for s, _ in kept], [i for _, i in kept]
+
+    n_rois = 0 if roi_names is None else len(roi_names)
+    rows_out, series_ok, index_ok = [], [], []
+    common = None
     if series:
         common = length if length is not None else min(s.shape[0] for s in series)
-        if common < 2:
-            raise BadSubjectError(f"common length {common} < 2 time points", excluded)
-        cropped_ok, series_ok, index_ok = [], [], []
+        median = float(np.median([s.shape[0] for s in series]))
         for s, i in zip(series, index):
-            c = s[:common]
-            problem = _quality_problem(c, roi_names)
-            if problem is not None:  # constant within the first `common` rows only
-                excluded.append((pheno.file_id[i], f"{problem} in the first {common} rows"))
-                continue
-            cropped_ok.append(c)
+            if features == "timeseries":
+                c = s[:common]
+                problem = _quality_problem(c, roi_names)
+                if problem is not None:  # constant within the first `common` rows only
+                    excluded.append((pheno.file_id[i], f"{problem} in the first {common} rows"))
+                    continue
+                rows_out.append(c.reshape(-1))
+            else:
+                z = _fisher_z_upper(s, eps)
+                if not np.isfinite(z).all():  # pragma: no cover - scaled columns prevent it
+                    excluded.append((pheno.file_id[i], "non-finite connectivity features"))
+                    continue
+                rows_out.append(z)
             series_ok.append(s)
             index_ok.append(i)
-        series, index = series_ok, index_ok
+        if features == "timeseries" and length is None and common < CROP_WARN_FRACTION * median:
+            warnings.warn(
+                f"series cropped to their first {common} time points, "
+                f"{common / median:.0%} of the median length {median:g}: pass length= to "
+                "exclude shorter subjects instead, or use connectivity features (whole "
+                "series)", CroppedSeriesWarning, stacklevel=2)
+    series, index = series_ok, index_ok
 
-    if excluded:
-        message = f"{len(excluded)} subject(s) excluded: " + "; ".join(
-            f"{f}: {r}" for f, r in excluded[:_MAX_LISTED]
-        )
-        if len(excluded) > _MAX_LISTED:
-            message += f"; ... and {len(excluded) - _MAX_LISTED} more"
-        if on_bad == "raise":
+    if excluded or missing:
+        parts = []
+        if missing:
+            parts.append(f"{len(missing)} phenotype row(s) without a {suffix} file "
+                         f"({_list_ids(missing)})")
+        if excluded:
+            parts.append(f"{len(excluded)} subject(s) excluded: " + "; ".join(
+                f"{f}: {r}" for f, r in excluded[:_MAX_LISTED])
+                + (f"; ... and {len(excluded) - _MAX_LISTED} more"
+                   if len(excluded) > _MAX_LISTED else ""))
+        message = "; ".join(parts)
+        if excluded and on_bad == "raise":
             raise BadSubjectError(message, excluded)
         warnings.warn(message, ExcludedSubjectsWarning, stacklevel=2)
     if not series:
         raise BadSubjectError("no usable subject", excluded)
 
-    n_rois = len(roi_names)
     if features == "timeseries":
-        data = np.stack(cropped_ok).reshape(len(cropped_ok), common * n_rois)
+        data = np.vstack(rows_out)
         feature_names = np.array([f"t{t}_{r}" for t in range(common) for r in roi_names])
     else:
-        data = np.vstack([_fisher_z_upper(c, eps) for c in cropped_ok])
+        data = np.vstack(rows_out)
         iu, ju = np.triu_indices(n_rois, k=1)
         feature_names = np.array([f"{roi_names[a]}-{roi_names[b]}" for a, b in zip(iu, ju)])
     index = np.array(index, dtype=np.int64)
     dx_group = pheno.dx_group[index]
+    crop = (f"series cropped to the first {common} time points" if features == "timeseries"
+            else "whole series")
     descr = (
-        f"ABIDE-style ROI dataset from {directory} (atlas {atlas!r}, phenotype "
+        f"ABIDE-style ROI dataset from {folder} (atlas {atlas!r}, phenotype "
         f"{phenotype_csv.name}): {len(index)} subjects ({int((dx_group == DX_PATIENT).sum())} "
-        f"patients), {n_rois} ROIs, series cropped to the first {common} time points, "
-        f"features={features!r} ({data.shape[1]} features); {len(excluded)} excluded."
+        f"patients), {n_rois} ROIs, {crop}, features={features!r} ({data.shape[1]} "
+        f"features); {len(excluded)} excluded, {len(missing)} without a file."
     )
     return Bunch(
         data=np.ascontiguousarray(data, dtype=np.float64),
+        series=series,
         target=(dx_group == DX_PATIENT).astype(np.int64),
         dx_group=dx_group,
         target_names=np.array(["control", "patient"]),
@@ -594,9 +735,11 @@ def load_roi_dataset(
         roi_names=list(roi_names),
         feature_names=feature_names,
         excluded=excluded,
+        missing=missing,
         phenotype={name: col[index] for name, col in pheno.columns.items()},
         features=features,
         atlas=atlas,
+        folder=folder,
         files=[files[f] for f in pheno.file_id[index]],
         phenotype_csv=phenotype_csv,
         n_no_filename=pheno.n_no_filename,

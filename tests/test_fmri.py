@@ -11,6 +11,7 @@ from sklearn.model_selection import RepeatedStratifiedKFold, StratifiedKFold, cr
 from fastelm.fmri import (
     PHENOTYPE_FILENAME,
     BadSubjectError,
+    CroppedSeriesWarning,
     ExcludedSubjectsWarning,
     FMRIFormatError,
     PhenotypeError,
@@ -21,6 +22,7 @@ from fastelm.fmri import (
     read_phenotype,
     read_roi_file,
 )
+from fastelm.fmri import _write_roi_file
 
 # ---------------------------------------------------------------------------------------------
 # helpers: small synthetic sets and defect injection
@@ -156,11 +158,11 @@ def test_round_trip_connectivity_matches_numpy(tmp_path):
     assert b.data.shape == (12, 6 * 5 // 2)
     assert np.all(np.isfinite(b.data))
     assert b.feature_names[0] == "1-2" and b.feature_names[-1] == "5-6"
-    for k, path in enumerate(g.files):
+    for k, path in enumerate(g.files):  # each subject's whole series, not a cropped one
         full, _ = read_roi_file(path)
-        np.testing.assert_allclose(b.data[k], _fisher_z_reference(full[: b.length]), atol=1e-10)
-    ts = _load_quiet(tmp_path)
-    direct = connectivity_features(ts.data.reshape(12, ts.length, 6))
+        np.testing.assert_allclose(b.data[k], _fisher_z_reference(full), atol=1e-10)
+        np.testing.assert_array_equal(b.series[k], full)
+    direct = connectivity_features(b.series)
     np.testing.assert_allclose(b.data, direct, atol=1e-12)
 
 
@@ -194,13 +196,102 @@ def test_other_atlas_and_site_filter(tmp_path):
     assert b.data.shape == (12, 21)
     with pytest.raises(FileNotFoundError, match="_rois_aal.1D"):
         load_roi_dataset(tmp_path)  # default atlas: no such files
-    # a site filter keeps one site; files of the other sites are then a mismatch
-    with pytest.raises(PhenotypeMismatchError, match="outside"):
-        load_roi_dataset(tmp_path, atlas="cc200", sites="SITE01")
-    for p in tmp_path.glob("SITE0[23]_*"):
-        p.unlink()
-    b1 = _load_quiet(tmp_path, atlas="cc200", sites=["SITE01"])
-    assert set(b1.sites) == {"SITE01"} and len(b1.sites) == 4
+    # a site filter keeps one site; the other sites' files are skipped unread (one of them is
+    # garbage here), and a file without any phenotype row is ignored too
+    (tmp_path / "SITE02_0050002_rois_cc200.1D").write_text("not a number\n")
+    (tmp_path / "OTHER_0099999_rois_cc200.1D").write_text("#1\n")
+    b1 = _load_quiet(tmp_path, atlas="cc200", sites=["SITE01"], features="connectivity")
+    assert set(b1.sites) == {"SITE01"} and len(b1.sites) == 4 and b1.missing == []
+    np.testing.assert_array_equal(b1.data, b.data[b.sites == "SITE01"])
+    with pytest.raises(PhenotypeMismatchError, match=r"\['NOPE'\].*SITE01"):
+        load_roi_dataset(tmp_path, atlas="cc200", sites="NOPE")
+
+
+def _nilearn_layout(root, **kw):
+    """What nilearn's fetch_abide_pcp(data_dir=root, derivatives='rois_cc200') writes."""
+    folder = root / "ABIDE_pcp" / "cpac" / "nofilt_noglobal"
+    g = make_synthetic_abide(folder, n_subjects=12, n_rois=5, lengths=(30, 40), n_sites=3,
+                             atlas="cc200", random_state=0, **kw)
+    g.phenotype_csv.rename(root / "ABIDE_pcp" / g.phenotype_csv.name)
+    return g, folder
+
+
+def test_nilearn_layout_strategy_and_mixed_sites(tmp_path):
+    g, folder = _nilearn_layout(tmp_path)
+    b = _load_quiet(tmp_path, atlas="cc200", features="connectivity")
+    assert b.folder == folder and b.phenotype_csv.parent == tmp_path / "ABIDE_pcp"
+    np.testing.assert_array_equal(b.subject_ids, g.file_ids)
+    assert len(b.series) == 12 and b.data.shape == (12, 10)
+    # the same data from the ABIDE_pcp folder itself, and with the strategy named
+    b2 = _load_quiet(tmp_path / "ABIDE_pcp", atlas="cc200", features="connectivity",
+                     strategy="nofilt_noglobal", pipeline="cpac")
+    np.testing.assert_array_equal(b2.data, b.data)
+    # a second strategy downloaded next to it: ambiguous until --strategy chooses
+    other = tmp_path / "ABIDE_pcp" / "cpac" / "filt_global"
+    other.mkdir()
+    for p in g.files[:4]:
+        (other / p.name).write_bytes(p.read_bytes())
+    with pytest.raises(ValueError, match="several folders.*strategy"):
+        load_roi_dataset(tmp_path, atlas="cc200")
+    with pytest.warns(ExcludedSubjectsWarning, match="8 phenotype row"):
+        b3 = load_roi_dataset(tmp_path, atlas="cc200", strategy="filt_global")
+    assert len(b3.subject_ids) == 4 and len(b3.missing) == 8  # reported, not fatal
+    with pytest.raises(PhenotypeMismatchError, match="8 phenotype row"):
+        load_roi_dataset(tmp_path, atlas="cc200", strategy="filt_global", on_bad="raise")
+    with pytest.raises(FileNotFoundError, match="strategy='nope'"):
+        load_roi_dataset(tmp_path, atlas="cc200", strategy="nope")
+    # sites= on the mixed folder keeps one site's subjects and reports none missing
+    b4 = _load_quiet(tmp_path, atlas="cc200", strategy="nofilt_noglobal", sites="SITE02")
+    assert set(b4.sites) == {"SITE02"} and len(b4.sites) == 4 and b4.missing == []
+
+
+def test_rois_subfolder_layout(tmp_path):
+    g = _small(tmp_path / "rois_aal")
+    g.phenotype_csv.rename(tmp_path / g.phenotype_csv.name)
+    b = _load_quiet(tmp_path, features="connectivity")
+    np.testing.assert_array_equal(b.subject_ids, g.file_ids)
+
+
+def test_one_short_series_does_not_crop_everybody(tmp_path):
+    """Issue: truncating one of 8 subjects to 3 rows cropped all to length 3 silently."""
+    g = _small(tmp_path, n_subjects=8, lengths=60)
+    full, names = read_roi_file(g.files[2])
+    _write_roi_file(g.files[2], full[:3], names)
+    with pytest.warns(ExcludedSubjectsWarning, match="too short: 3 < 30"):
+        b = load_roi_dataset(tmp_path)
+    assert b.length == 60 and b.data.shape == (7, 60 * 6)
+    assert [f for f, _ in b.excluded] == [g.file_ids[2]]
+    # a shorter one above the minimum crops the rest, with a warning that says so
+    _write_roi_file(g.files[2], full[:35], names)
+    with pytest.warns(CroppedSeriesWarning, match="first 35 time points, 58%"):
+        b = load_roi_dataset(tmp_path)
+    assert b.length == 35 and b.excluded == []
+
+
+def test_loader_checks_eps_and_extreme_scales(tmp_path):
+    """Issue: eps=1 gave all-zero features, eps=nan NaN; ROIs at 1e-170 or 1e200 NaN/zero."""
+    g = _small(tmp_path, n_subjects=6)
+    for eps in (1, 0.0, float("nan"), "1e-7", True):
+        with pytest.raises(ValueError, match="eps"):
+            load_roi_dataset(tmp_path, features="connectivity", eps=eps)
+        with pytest.raises(ValueError, match="eps"):
+            connectivity_features(np.ones((2, 5, 3)), eps=eps)
+    reference = _load_quiet(tmp_path, features="connectivity")
+    for k, scale in ((1, 1e-170), (3, 1e200)):
+        full, names = read_roi_file(g.files[k])
+        scaled = full.copy()
+        scaled[:, 2] = (full[:, 2] - full[:, 2].mean()) * scale
+        _write_roi_file(g.files[k], scaled, names)
+    b = _load_quiet(tmp_path, features="connectivity")
+    assert b.excluded == [] and np.isfinite(b.data).all()
+    np.testing.assert_allclose(b.data, reference.data, atol=1e-5)  # 7-digit files
+    # a ROI constant up to round-off at 1e-170 is constant, not NaN
+    full, names = read_roi_file(g.files[4])
+    full[:, 1] = 1e-170
+    _write_roi_file(g.files[4], full, names)
+    with pytest.warns(ExcludedSubjectsWarning, match="constant ROI"):
+        b = load_roi_dataset(tmp_path, features="connectivity")
+    assert [f for f, _ in b.excluded] == [g.file_ids[4]] and np.isfinite(b.data).all()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -340,9 +431,9 @@ def test_phenotype_rows_without_files(tmp_path):
     with pytest.raises(PhenotypeMismatchError, match="2 phenotype row") as info:
         load_roi_dataset(tmp_path, on_bad="raise")
     assert all(fid in str(info.value) for fid in gone)
-    with pytest.warns(ExcludedSubjectsWarning, match="missing file"):
+    with pytest.warns(ExcludedSubjectsWarning, match="2 phenotype row.*without a"):
         b = load_roi_dataset(tmp_path)
-    assert {fid for fid, _ in b.excluded} == gone
+    assert set(b.missing) == gone and b.excluded == []
     assert b.data.shape[0] == 10 and not gone & set(b.subject_ids)
     np.testing.assert_array_equal(b.target, g.target[np.isin(g.file_ids, list(gone), invert=True)])
 
