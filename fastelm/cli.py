@@ -1,6 +1,7 @@
 """The ``fastelm`` command line (also ``python -m fastelm``).
 
     fastelm reproduce {fos-elm,bls-fmri,de-elm-ssc,all} [--quick] [--out DIR] [--seed N] [--data DIR]
+        [--fmri-data DIR [--atlas NAME] [--strategy NAME]]
     fastelm datasets [--data DIR]
     fastelm bench [--quick] [--out FILE]
     fastelm demo [--data DIR]
@@ -50,6 +51,8 @@ def reproduce(args):
         out = os.path.join(args.out, name)
         kwargs = {"quick": args.quick, "out_dir": out, "seed": args.seed,
                   data_kw: getattr(args, option)}
+        if name == "bls-fmri":
+            kwargs.update(atlas=args.atlas, strategy=args.strategy)
         print(f"== {name}: {'quick' if args.quick else 'full'} reproduction into {out}")
         start = time.perf_counter()
         result = module.run(**kwargs)
@@ -98,6 +101,10 @@ def build_parser():
     rep.add_argument("--seed", type=int, default=0)
     rep.add_argument("--data", help="directory with the UCI/IDX files (else $FASTELM_DATA)")
     rep.add_argument("--fmri-data", help="ABIDE-layout directory (default: synthetic subjects)")
+    rep.add_argument("--atlas", help="bls-fmri: atlas of the *_rois_<atlas>.1D files, e.g. "
+                     "cc200 (default: the only one present)")
+    rep.add_argument("--strategy", help="bls-fmri: nilearn ABIDE_pcp/<pipeline>/<strategy> "
+                     "folder, e.g. filt_noglobal (when several were downloaded)")
     rep.set_defaults(func=reproduce)
     ds = sub.add_parser("datasets", help="which data sets are available offline, from where")
     ds.add_argument("--data", help="directory with the UCI/IDX files (else $FASTELM_DATA)")

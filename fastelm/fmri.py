@@ -59,8 +59,9 @@ NO_FILENAME = "no_filename"
 #: ABIDE DX_GROUP codes.
 DX_PATIENT, DX_CONTROL = 1, 2
 _REQUIRED_COLUMNS = ("FILE_ID", "DX_GROUP", "SITE_ID")
-#: a series shorter than MIN_TIMEPOINTS, or than MIN_LENGTH_FRACTION of the median length of the
-#: data set, is excluded (reported): one short outlier must not crop every subject.
+#: a series shorter than MIN_TIMEPOINTS is excluded (reported), and for flattened-series
+#: features one shorter than MIN_LENGTH_FRACTION of the median length too: one short outlier
+#: must not crop every subject (connectivity features use each whole series).
 MIN_TIMEPOINTS, MIN_LENGTH_FRACTION = 10, 0.5
 #: 'timeseries' features warn when the common length is below this fraction of the median
 CROP_WARN_FRACTION = 2 / 3
@@ -497,11 +498,11 @@ def load_roi_dataset(
     ROI folder (:func:`find_roi_folder`: flat, ``rois_<atlas>/`` or nilearn's
     ``ABIDE_pcp/<pipeline>/<strategy>/``).
 
-    Series shorter than ``max(MIN_TIMEPOINTS, MIN_LENGTH_FRACTION · median length)`` are
-    excluded (reported), so one short outlier cannot crop everybody; for
-    ``features='timeseries'`` the others are cropped to a common length (``length``, or the
-    shortest kept series, with a :class:`CroppedSeriesWarning` when that is below
-    ``CROP_WARN_FRACTION`` (2/3) of the median). Connectivity features use every subject's whole
+    Series shorter than MIN_TIMEPOINTS are excluded (reported). For ``features='timeseries'``,
+    so that one short outlier cannot crop everybody, so are series shorter than
+    MIN_LENGTH_FRACTION of the median length, and the others are cropped to a common length
+    (``length``, or the shortest kept series, with a :class:`CroppedSeriesWarning` when that
+    is below ``CROP_WARN_FRACTION`` (2/3) of the median). Connectivity features use every subject's whole
     series.
 
     Parameters
@@ -644,13 +645,15 @@ def load_roi_dataset(
         index.append(i)
 
     if series:  # one short outlier must not crop everybody
-        shortest = _minimum_length([s.shape[0] for s in series])
+        shortest = (_minimum_length([s.shape[0] for s in series]) if features == "timeseries"
+                    else MIN_TIMEPOINTS)
         kept = []
         for s, i in zip(series, index):
             if s.shape[0] < shortest:
+                rule = (f"{MIN_TIMEPOINTS} and {MIN_LENGTH_FRACTION:g} × the median length"
+                        if features == "timeseries" else f"{MIN_TIMEPOINTS}")
                 excluded.append((pheno.file_id[i], f"series too short: {s.shape[0]} < "
-                                 f"{shortest} time points (minimum: {MIN_TIMEPOINTS} and "
-                                 f"{MIN_LENGTH_FRACTION:g} × the median length)"))
+                                 f"{shortest} time points (minimum: {rule})"))
             elif length is not None and features == "timeseries" and s.shape[0] < length:
                 excluded.append((pheno.file_id[i],
                                  f"series too short: {s.shape[0]} < length={length}"))

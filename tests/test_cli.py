@@ -35,3 +35,7 @@ def test_reproduce_passes_each_paper_its_folder(tmp_path, monkeypatch, capsys):
     assert seen["fastelm.experiments.bls_fmri"]["data_dir"] == str(fmri)
     assert all(kw["quick"] and kw["seed"] == 5 for kw in seen.values())
     assert "== de-elm-ssc: finished" in capsys.readouterr().out
+    assert cli.main(["reproduce", "bls-fmri", "--out", str(tmp_path / "out"), "--fmri-data",
+                     str(fmri), "--atlas", "cc200", "--strategy", "filt_noglobal"]) == 0
+    assert seen["fastelm.experiments.bls_fmri"]["atlas"] == "cc200"
+    assert seen["fastelm.experiments.bls_fmri"]["strategy"] == "filt_noglobal"

@@ -139,9 +139,9 @@ def test_evaluate_folds_strata_and_reseeding():
 
 
 def test_reseed_reaches_pipeline_steps():
-    model = exp._reseed(exp.default_models()["DNN"], 11)
+    model = exp.reseed(exp.default_models()["DNN"], 11)
     assert model[-1].random_state == 11
-    assert exp._reseed(exp.default_models()["BLS"], 12).random_state == 12
+    assert exp.reseed(exp.default_models()["BLS"], 12).random_state == 12
 
 
 def test_evaluate_rejects_bad_shapes():
@@ -328,3 +328,96 @@ def test_quick_mode_from_the_command_line(tmp_path):
                 for r in csv.DictReader(f)}
     assert len(rows) == 20
     assert all(rows[("effect", "connectivity", m)] > 0.6 for m in exp.MODELS)
+
+
+# ------------------------------------------------------------------------------------------
+# real-data protocol on synthetic subjects: sites, leave-site-out, permutation test
+
+
+def _series_of(directory):
+    return exp.load(directory, "connectivity")[3]
+
+
+def test_permutation_test_finds_the_effect_and_not_the_null(tmp_path):
+    from sklearn.linear_model import LogisticRegression
+
+    pvalues = {}
+    for name, effect in (("effect", 1.0), ("null", 0.0)):
+        made = make_synthetic_abide(tmp_path / name, n_subjects=60, n_rois=12,
+                                    lengths=(60, 80), n_sites=2, effect_size=effect,
+                                    random_state=3)
+        bunch = _series_of(tmp_path / name)
+        strata = np.char.add(bunch.sites.astype(str), bunch.target.astype(str))
+        splits = exp.cv_splits(bunch.target, strata, n_splits=5, random_state=0)
+        res = exp.permutation_test(exp.FoldFeatures(bunch.series), "connectivity",
+                                   bunch.target, LogisticRegression(max_iter=500), splits,
+                                   n_permutations=39, random_state=0, groups=bunch.sites,
+                                   progress=False)
+        assert res["permuted"].shape == (39,) and made.target.shape == (60,)
+        pvalues[name] = res["pvalue"]
+    assert pvalues["effect"] < 0.05 < pvalues["null"]
+
+
+def test_site_splits_hold_out_one_site_each():
+    sites = np.array(["B", "A", "B", "C", "A", "C", "C"])
+    splits = exp.site_splits(sites)
+    assert [sorted(set(sites[te])) for _, te, _, _ in splits] == [["A"], ["B"], ["C"]]
+    for train, test, _, _ in splits:
+        assert not set(sites[train]) & set(sites[test])
+
+
+def test_real_data_run_writes_site_outputs(tmp_path):
+    from sklearn.linear_model import LogisticRegression
+
+    data = tmp_path / "abide"
+    made = make_synthetic_abide(data, n_subjects=36, n_rois=8, lengths=(40, 60), n_sites=3,
+                                effect_size=1.0, atlas="cc200", random_state=0)
+    models = {"BLS": BLSClassifier(n_enhancement=20, reg=0.1),
+              "logistic l2": LogisticRegression(max_iter=500),
+              "DNN": MLPClassifier((8,), max_iter=20)}
+    res = exp.run(out_dir=str(tmp_path / "out"), seed=0, data_dir=str(data), progress=False,
+                  models=models, settings=dict(n_splits=3, n_permutations=4, subsample=None,
+                                               features=("connectivity", "tangent")))
+    out = tmp_path / "out"
+    for name in ("results.md", "leave_site_out.md", "leave_site_out.csv", "per_site.md",
+                 "per_site.csv", "leave_site_out_records.csv", "accuracy_vs_time.png",
+                 "per_site.png", "leave_site_out.png", "notes.md"):
+        assert (out / name).is_file(), name
+    assert res["meta"]["atlas"] == "cc200"  # found without --atlas
+    # per-site accuracy from out-of-fold predictions: every subject once per kind and model
+    sites = sorted(set(made.sites))
+    rows = res["site_rows"]
+    assert len(rows) == 2 * 3 * len(sites)
+    for kind in ("connectivity", "tangent"):
+        for m in models:
+            mine = [r for r in rows if r["features"] == kind and r["model"] == m]
+            assert [r["site"] for r in mine] == sites
+            assert sum(r["subjects"] for r in mine) == 36
+    # leave-site-out: one record per site and model, the DNN skipped
+    with open(out / "leave_site_out_records.csv") as f:
+        loso = list(csv.DictReader(f))
+    assert sorted({r["model"] for r in loso}) == ["BLS", "logistic l2"]
+    assert sorted(r["site"] for r in loso if r["model"] == "BLS") == sites
+    notes = (out / "notes.md").read_text()
+    for text in ("## Leave one site out", "## Permutation test", "## Against the literature",
+                 "Abraham et al.", "## Targets"):
+        assert text in notes, text
+    perm = res["permutation"]
+    assert perm["model"] == "BLS" and perm["n_permutations"] == 4
+    again = exp.rewrite_outputs(str(out))
+    assert again["loso_rows"] == res["loso_rows"]
+
+
+def test_main_reports_user_errors_in_one_line(tmp_path, capsys):
+    data = tmp_path / "abide"
+    make_synthetic_abide(data, n_subjects=12, n_rois=5, lengths=(30, 40), n_sites=2,
+                         random_state=0)
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert exp.main(["--data", str(data), "--out", str(blocker), "--no-progress"]) == 2
+    assert "--out" in capsys.readouterr().err
+    assert exp.main(["--data", str(data), "--out", str(tmp_path / "o"), "--sites", "NOPE",
+                     "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "NOPE" in err and "SITE01" in err and len(err.strip().splitlines()) == 1
+    assert exp.main(["--data", str(tmp_path / "nope"), "--out", str(tmp_path / "o")]) == 2

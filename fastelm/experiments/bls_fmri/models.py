@@ -1,0 +1,121 @@
+"""The models of the BLS-fMRI comparison, as unfitted scikit-learn estimators.
+
+The paper's five (Liu & Ji 2021): BLS at its ABIDE-UM settings, linear SVM, random forest, KNN
+and the 1000-600-softmax network; on real data three more: ``BLSClassifierCV`` and
+``ELMClassifierCV`` (``fastelm.model_selection``: the ridge penalty chosen inside each training
+fold, the ELM also choosing direct input-output links) and an ℓ2 logistic regression, the
+strong linear baseline of the connectome literature (Dadi et al., NeuroImage 2019).
+"""
+import re
+
+import numpy as np
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.neural_network import MLPClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer, StandardScaler
+from sklearn.svm import SVC
+
+from ...bls import BLSClassifier
+
+MODELS = ("BLS", "linear SVM", "RF", "KNN", "DNN")
+#: models added on real data (when fastelm.model_selection provides the CV estimators)
+EXTRA_MODELS = ("BLS-CV", "ELM-CV", "logistic l2")
+#: the fastelm models whose accuracy the paper's claim is about
+FASTELM_MODELS = ("BLS", "BLS-CV", "ELM-CV")
+
+#: the paper's BLS settings for ABIDE-UM (docs/algorithms.md §5), with the reference scaling
+BLS_PARAMS = dict(n_windows=10, nodes_per_window=10, n_enhancement=2000, shrink=0.8,
+                  reg=2.0 ** -30, preprocessing="reference")
+DNN_LAYERS = (1000, 600)
+#: penalty grids searched inside each training fold (5-fold inner CV)
+BLS_CV_REGS = tuple(10.0 ** np.arange(-2, 5))
+ELM_CV_ALPHAS = tuple(10.0 ** np.arange(-1, 6))
+ELM_CV_HIDDEN = 500
+INNER_FOLDS = 5
+
+WHY = {
+    "BLS": "by default the paper's ABIDE-UM settings (n = 10 windows, k = 10, q = 2000, s = 0.8, "
+           "C = 2^-30); inputs scaled as the reference code does (each sample z-scored), so no "
+           "scaler",
+    "BLS-CV": "the paper's BLS layer with the readout penalty C chosen by 5-fold CV inside "
+              "each training fold (one layer per inner split, every C from its Gram sums)",
+    "ELM-CV": "tanh ELM whose penalty and direct input-output links are chosen by 5-fold CV "
+              "inside each training fold (inputs standardised)",
+    "logistic l2": "l2 logistic regression, C = 1 (lbfgs), inputs standardised: the connectome "
+                   "literature's strong linear baseline",
+    "linear SVM": "library defaults (C = 1); scaled, libsvm is not scale invariant",
+    "RF": "library defaults (100 trees); trees need no scaling",
+    "KNN": "library defaults (5 neighbours, Euclidean); scaled, distances mix units otherwise",
+    "DNN": "the 1000-600-softmax network; library defaults otherwise (ReLU, Adam, stop when "
+           "the training loss stalls, at most `dnn_max_iter` epochs), float32 as TensorFlow",
+}
+
+
+def _as_float32(X):
+    return np.asarray(X, dtype=np.float32)
+
+
+def cv_estimators():
+    """(BLSClassifierCV, ELMClassifierCV) from ``fastelm.model_selection``, or (None, None)
+    while that module is not installed."""
+    try:
+        from ...model_selection import BLSClassifierCV, ELMClassifierCV
+    except ImportError:
+        return None, None
+    return BLSClassifierCV, ELMClassifierCV
+
+
+def default_models(dnn_max_iter=200, bls_params=None, extended=False):
+    """The models as unfitted estimators, ``{name: estimator}``.
+
+    Parameters
+    ----------
+    dnn_max_iter : int
+        Epoch cap of the DNN (scikit-learn's default 200).
+    bls_params : dict, optional
+        Overrides of :data:`BLS_PARAMS`.
+    extended : bool
+        Add :data:`EXTRA_MODELS` (those of ``fastelm.model_selection`` only when installed).
+    """
+    bls = dict(BLS_PARAMS, **(bls_params or {}))
+    models = {
+        "BLS": BLSClassifier(**bls),
+        "linear SVM": make_pipeline(StandardScaler(), SVC(kernel="linear")),
+        "RF": RandomForestClassifier(),
+        "KNN": make_pipeline(StandardScaler(), KNeighborsClassifier()),
+        "DNN": make_pipeline(StandardScaler(), FunctionTransformer(_as_float32),
+                             MLPClassifier(hidden_layer_sizes=DNN_LAYERS, max_iter=dnn_max_iter)),
+    }
+    if not extended:
+        return models
+    bls_cv, elm_cv = cv_estimators()
+    extra = {}
+    if bls_cv is not None:
+        params = {k: v for k, v in bls.items() if k != "reg"}
+        extra["BLS-CV"] = bls_cv(regs=BLS_CV_REGS, cv=INNER_FOLDS, **params)
+        extra["ELM-CV"] = make_pipeline(
+            StandardScaler(), elm_cv(n_hidden=ELM_CV_HIDDEN, alphas=ELM_CV_ALPHAS,
+                                     direct_links=[False, True], cv=INNER_FOLDS))
+    extra["logistic l2"] = make_pipeline(StandardScaler(),
+                                         LogisticRegression(C=1.0, max_iter=1000))
+    # fastelm models first, then the paper's comparators, then the linear baseline
+    order = ["BLS", "BLS-CV", "ELM-CV", "linear SVM", "RF", "KNN", "DNN", "logistic l2"]
+    both = {**models, **extra}
+    return {name: both[name] for name in order if name in both}
+
+
+def reseed(estimator, seed):
+    """Set every ``random_state`` parameter (own or of a pipeline step) to ``seed``."""
+    keys = [k for k in estimator.get_params(deep=True)
+            if k == "random_state" or k.endswith("__random_state")]
+    if keys:
+        estimator.set_params(**{k: int(seed) for k in keys})
+    return estimator
+
+
+def describe(model):
+    """One-line repr of an estimator (scikit-learn shows the non-default parameters), without
+    memory addresses."""
+    return re.sub(r"<function (\S+) at 0x[0-9a-fA-F]+>", r"\1", " ".join(repr(model).split()))

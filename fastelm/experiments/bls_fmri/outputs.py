@@ -1,0 +1,513 @@
+"""What a person reads: tables (Markdown and CSV), the plots and notes.md of a run."""
+import csv
+import json
+import os
+
+import numpy as np
+
+from ..report import summarize, write_table
+from .models import FASTELM_MODELS, MODELS, WHY
+from .protocol import METRICS, TIME
+
+KEYS = ("data set", "features", "model")
+LOSO_KEYS = ("data set", "features", "model")
+#: accuracies on ABIDE I reported in the literature (cited in notes.md and the README)
+LITERATURE = (
+    ("Abraham et al., NeuroImage 2017", "tangent-space connectomes + l2 linear classifier, "
+     "inter-site CV", 0.67),
+    ("Heinsfeld et al., NeuroImage: Clinical 2018", "deep autoencoder network, 10-fold CV",
+     0.70),
+    ("Parisot et al., Medical Image Analysis 2018", "population-graph GCN, 10-fold CV", 0.70),
+)
+#: the targets this reproduction is checked against on the development set
+TARGETS = {"best fastelm": 0.68, "BLS-CV": 0.66, "leave-site-out": 0.64, "speed-up": 10.0}
+
+
+def chance_checks(records, data):
+    """Per (data set, features, model): mean accuracy, chance (majority share), the margin
+    2·sqrt(p(1-p)/N) and whether the accuracy is above or below chance by more than it."""
+    checks = {}
+    for key in dict.fromkeys(tuple(r[k] for k in KEYS) for r in records):
+        acc = float(np.mean([r["accuracy"] for r in records
+                             if tuple(r[k] for k in KEYS) == key]))
+        d = data[key[0]]
+        p = d["patients"] / d["subjects"]
+        chance = max(p, 1.0 - p)
+        margin = 2.0 * np.sqrt(chance * (1.0 - chance) / d["subjects"])
+        checks[key] = {"accuracy": acc, "chance": chance, "margin": float(margin),
+                       "above_chance": acc > chance + margin,
+                       "below_chance": acc < chance - margin}
+    return checks
+
+
+def write_outputs(out_dir, records, meta, loso_records=()):
+    """Write every output of a run from its records and ``meta`` (see ``run``)."""
+    models = meta["models"]
+    rows = summarize(records, KEYS, METRICS)
+    time_rows = summarize(records, KEYS, [TIME])
+    checks = chance_checks(records, meta["data"])
+    os.makedirs(out_dir, exist_ok=True)
+    stem = os.path.join(out_dir, "results")
+    table = write_table(rows, KEYS, METRICS, stem)
+    time_stem = os.path.join(out_dir, "timings")
+    time_table = write_table(time_rows, KEYS, [TIME], time_stem)
+    with open(time_stem + ".md", "w") as f:
+        f.write(timings_text(time_table, time_rows, meta["seconds"], models))
+    records_csv = os.path.join(out_dir, "records.csv")
+    _write_records(records, records_csv)
+    meta_json = os.path.join(out_dir, "run.json")
+    with open(meta_json, "w") as f:
+        json.dump(meta, f, indent=1)
+    files = [stem + ".md", stem + ".csv", time_stem + ".md", time_stem + ".csv", records_csv,
+             meta_json]
+    result = {"rows": rows, "time_rows": time_rows, "records": records, "checks": checks,
+              "meta": meta, "table": table}
+    loso_rows, loso_table = [], None
+    if loso_records:
+        loso_rows = summarize(loso_records, LOSO_KEYS, METRICS + (TIME,))
+        loso_stem = os.path.join(out_dir, "leave_site_out")
+        loso_table = write_table(loso_rows, LOSO_KEYS, ("accuracy", TIME), loso_stem)
+        loso_csv = os.path.join(out_dir, "leave_site_out_records.csv")
+        _write_records(loso_records, loso_csv, site=True)
+        files += [loso_stem + ".md", loso_stem + ".csv", loso_csv]
+    site_rows = meta.get("site_accuracy") or []
+    if site_rows:
+        site_stem = os.path.join(out_dir, "per_site")
+        _write_site_table(site_rows, site_stem)
+        files += [site_stem + ".md", site_stem + ".csv"]
+    result.update(loso_rows=loso_rows, site_rows=site_rows,
+                  permutation=meta.get("permutation"))
+    plots = [("accuracy_vs_time.png", lambda p: plot_accuracy_time(rows, time_rows, p, models,
+                                                                   title=_plot_title(meta)))]
+    if site_rows:
+        plots.append(("per_site.png", lambda p: plot_per_site(site_rows, p, models)))
+    if loso_records:
+        plots.append(("leave_site_out.png", lambda p: plot_leave_site_out(loso_records, p)))
+    for name, draw in plots:
+        path = os.path.join(out_dir, name)
+        if draw(path):
+            files.append(path)
+    notes = os.path.join(out_dir, "notes.md")
+    with open(notes, "w") as f:
+        f.write(notes_text(table, checks, records, meta, loso_rows=loso_rows,
+                           loso_table=loso_table, time_rows=time_rows, rows=rows))
+    files.append(notes)
+    result.update(files=files, seconds=meta["seconds"])
+    return result
+
+
+def rewrite_outputs(out_dir):
+    """Re-write the tables, plots and notes of a finished run from its ``records.csv`` (and
+    ``leave_site_out_records.csv``) and ``run.json``, without re-running it."""
+    with open(os.path.join(out_dir, "run.json")) as f:
+        meta = json.load(f)
+    loso = os.path.join(out_dir, "leave_site_out_records.csv")
+    return write_outputs(out_dir, _read_records(os.path.join(out_dir, "records.csv")), meta,
+                         _read_records(loso) if os.path.exists(loso) else ())
+
+
+def _read_records(path):
+    with open(path, newline="") as f:
+        records = []
+        for r in csv.DictReader(f):
+            rec = {k: r[k] for k in KEYS}
+            rec.update(repeat=int(r["repeat"]), fold=int(r["fold"]),
+                       converged=r["converged"] == "True")
+            rec.update({v: float(r[v]) for v in list(METRICS) + [TIME]})
+            if "site" in r:
+                rec["site"] = r["site"]
+            records.append(rec)
+    return records
+
+
+def _write_site_table(site_rows, stem):
+    models = list(dict.fromkeys(r["model"] for r in site_rows))
+    kinds = list(dict.fromkeys(r["features"] for r in site_rows))
+    sites = list(dict.fromkeys(r["site"] for r in site_rows))
+    n = {r["site"]: r["subjects"] for r in site_rows}
+    acc = {(r["features"], r["model"], r["site"]): r["accuracy"] for r in site_rows}
+    lines = ["| features | site | subjects | " + " | ".join(models) + " |",
+             "|---|---|---|" + "---|" * len(models)]
+    for kind in kinds:
+        for site in sites:
+            lines.append(f"| {kind} | {site} | {n[site]} | " + " | ".join(
+                f"{acc[(kind, m, site)]:.3f}" for m in models) + " |")
+    with open(stem + ".md", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(stem + ".csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=["features", "model", "site", "subjects",
+                                               "accuracy"])
+        writer.writeheader()
+        writer.writerows(site_rows)
+    return "\n".join(lines)
+
+
+def _write_records(records, path, site=False):
+    columns = (list(KEYS) + ["repeat", "fold"] + (["site"] if site else []) + list(METRICS)
+               + [TIME, "converged"])
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows({c: r[c] for c in columns} for r in records)
+
+
+def _row(rows, key):
+    for row in rows:
+        if tuple(row[k] for k in KEYS) == key:
+            return row
+    raise KeyError(key)
+
+
+def _pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - matplotlib is a test dependency
+        return None
+    return plt
+
+
+def _plot_title(meta):
+    mode = "quick" if meta["quick"] else "full"
+    if meta["data_dir"] is None:
+        return f"Synthetic subjects ({mode} run, seed {meta['seed']})"
+    d = next(iter(meta["data"].values()))
+    return (f"{next(iter(meta['data']))}: {d['subjects']} subjects, {d['sites']} sites, atlas "
+            f"{meta.get('atlas')} ({mode} run, {meta['settings']['n_splits']}-fold CV)")
+
+
+def plot_accuracy_time(rows, time_rows, path, models=MODELS, title=None):
+    """The paper's Fig. 4: mean accuracy against mean training time (log x), one point per
+    model with ± 1 sd bars, one panel per (data set, features). False without matplotlib."""
+    plt = _pyplot()
+    if plt is None:  # pragma: no cover
+        return False
+    sets = list(dict.fromkeys(r["data set"] for r in rows))
+    feats = list(dict.fromkeys(r["features"] for r in rows))
+    height = 3.6 * len(sets) + 1.1
+    fig, axes = plt.subplots(len(sets), len(feats), figsize=(4.8 * len(feats) + 0.4, height),
+                             squeeze=False)
+    fig.subplots_adjust(left=0.1, right=0.97, bottom=0.6 / height, top=1 - 1.05 / height,
+                        wspace=0.28, hspace=0.42)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, s in enumerate(sets):
+        for j, feat in enumerate(feats):
+            ax = axes[i][j]
+            for c, m in enumerate(models):
+                try:
+                    acc, t = _row(rows, (s, feat, m)), _row(time_rows, (s, feat, m))
+                except KeyError:
+                    continue
+                x, xs = t[TIME + "_mean"], t[TIME + "_std"]
+                low = min(xs, 0.9 * x)  # keep the bar inside the log axis
+                ax.errorbar([x], [acc["accuracy_mean"]], yerr=[[acc["accuracy_std"]]] * 2,
+                            xerr=[[low], [xs]], fmt="o", capsize=3, label=m,
+                            color=colors[c % len(colors)])
+            ax.axhline(0.5, color="grey", lw=0.8, ls=":", label="chance (0.5)")
+            ax.set_xscale("log")
+            ax.set_ylim(0.0, 1.05)
+            ax.set_title(f"{s}, {feat}", fontsize=10)
+            ax.set_xlabel("training time per fit (s, one thread)")
+            ax.set_ylabel("accuracy")
+            ax.grid(alpha=0.3, which="both")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=min(len(labels), 5), fontsize=8,
+               frameon=False, bbox_to_anchor=(0.5, 1 - 0.3 / height))
+    if title:
+        fig.suptitle(title, fontsize=10, y=1 - 0.08 / height)
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(fig)
+    return True
+
+
+def plot_per_site(site_rows, path, models):
+    """Out-of-fold CV accuracy per site (one panel per feature kind), sites ordered by size."""
+    plt = _pyplot()
+    if plt is None:  # pragma: no cover
+        return False
+    kinds = list(dict.fromkeys(r["features"] for r in site_rows))
+    models = [m for m in models if any(r["model"] == m for r in site_rows)]
+    n = {r["site"]: r["subjects"] for r in site_rows}
+    sites = sorted(n, key=lambda s: (-n[s], s))
+    acc = {(r["features"], r["model"], r["site"]): r["accuracy"] for r in site_rows}
+    fig, axes = plt.subplots(len(kinds), 1, figsize=(max(8, 0.55 * len(sites) + 2),
+                                                     3.4 * len(kinds) + 0.6), squeeze=False)
+    width = 0.8 / max(len(models), 1)
+    for ax, kind in zip(axes[:, 0], kinds):
+        for k, m in enumerate(models):
+            ax.bar(np.arange(len(sites)) + (k - (len(models) - 1) / 2) * width,
+                   [acc[(kind, m, s)] for s in sites], width, label=m)
+        ax.axhline(0.5, color="grey", lw=0.8, ls=":")
+        ax.set_xticks(np.arange(len(sites)))
+        ax.set_xticklabels([f"{s}\n({n[s]})" for s in sites], fontsize=7)
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("accuracy")
+        ax.set_title(f"CV accuracy per site (out-of-fold), {kind}", fontsize=10)
+    axes[0, 0].legend(fontsize=7, ncol=min(len(models), 4), loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(fig)
+    return True
+
+
+def plot_leave_site_out(loso_records, path):
+    """Accuracy on each held-out site (leave-one-site-out), one marker per model."""
+    plt = _pyplot()
+    if plt is None:  # pragma: no cover
+        return False
+    kinds = list(dict.fromkeys(r["features"] for r in loso_records))
+    models = list(dict.fromkeys(r["model"] for r in loso_records))
+    sites = sorted(dict.fromkeys(r["site"] for r in loso_records))
+    fig, axes = plt.subplots(len(kinds), 1, figsize=(max(8, 0.55 * len(sites) + 2),
+                                                     3.4 * len(kinds) + 0.6), squeeze=False)
+    for ax, kind in zip(axes[:, 0], kinds):
+        for k, m in enumerate(models):
+            acc = {r["site"]: r["accuracy"] for r in loso_records
+                   if r["features"] == kind and r["model"] == m}
+            mean = np.mean(list(acc.values()))
+            ax.plot(np.arange(len(sites)) + 0.08 * (k - len(models) / 2),
+                    [acc[s] for s in sites], "o", ms=4, label=f"{m} (mean {mean:.3f})")
+        ax.axhline(0.5, color="grey", lw=0.8, ls=":")
+        ax.set_xticks(np.arange(len(sites)))
+        ax.set_xticklabels(sites, fontsize=7, rotation=45, ha="right")
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("accuracy on the held-out site")
+        ax.set_title(f"Leave one site out, {kind}", fontsize=10)
+        ax.legend(fontsize=7, ncol=2, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(fig)
+    return True
+
+
+def _model_lines(meta):
+    lines = []
+    for name in meta["models"]:
+        why = f" — {WHY[name]}" if name in WHY else ""
+        lines.append(f"- {name}: `{meta['descriptions'][name]}`{why}")
+    return lines
+
+
+def notes_text(table, checks, records, meta, *, loso_rows=(), loso_table=None, time_rows=(),
+               rows=()):
+    """notes.md: settings, the table, the chance checks and what they say (deterministic
+    apart from the training times quoted for real data)."""
+    cfg, seed, data, models = meta["settings"], meta["seed"], meta["data"], meta["models"]
+    lines = ["# BLS for fMRI classification (Liu & Ji 2021) — reproduction notes", ""]
+    mode = "quick" if meta["quick"] else "full"
+    lines += [f"Mode: {mode}; seed {seed}; {cfg['n_splits']}-fold stratified cross-validation "
+              f"× {cfg['n_repeats']} repeat(s) (RepeatedStratifiedKFold, folds stratified on "
+              "site × diagnosis when there are several sites); metrics on each test fold, "
+              "patients positive; mean ± std over all folds and repeats.", ""]
+    if meta["data_dir"] is None:
+        lines += ["Data: synthetic subjects (fastelm.fmri.make_synthetic_abide, seed "
+                  f"{seed}): {cfg['n_subjects']} subjects, {cfg['n_rois']} ROIs, series of "
+                  f"{cfg['lengths'][0]}-{cfg['lengths'][1]} time points (cropped to the "
+                  f"shortest), {cfg['n_sites']} sites, labels balanced per site. `effect`: "
+                  f"patients carry a connectivity effect of size {cfg['effect_size']} on "
+                  f"{max(1, cfg['n_rois'] // 10)} ROI pair(s); `null`: the same subjects and "
+                  "noise with effect size 0 (no group difference).", ""]
+    else:
+        where = f" (sites {', '.join(meta['sites'])})" if meta["sites"] else ""
+        lines += [f"Data: ABIDE-layout directory `{meta['data_dir']}`{where}, atlas "
+                  f"{meta.get('atlas')}.", ""]
+    for name, d in data.items():
+        feats = ", ".join(f"{f}: {n} features" for f, n in d["features"].items())
+        excluded = f"; {d['excluded']} subject(s) excluded" if d["excluded"] else ""
+        if d.get("missing"):
+            excluded += f"; {d['missing']} phenotype row(s) without a file"
+        lines.append(f"- {name}: {d['subjects']} subjects ({d['patients']} patients), "
+                     f"{d['sites']} site(s), {d['rois']} ROIs × {d['length']} time points; "
+                     f"{feats}{excluded}")
+    lines += ["", "Models (every random_state is set per fold):"] + _model_lines(meta)
+    lines += ["", "## Results", "", table, "",
+              "Training times are in `timings.md` (wall clock, machine dependent; "
+              + (f"every fit limited to {meta['threads']} BLAS/Numba thread(s)"
+                 if meta.get("threads") else "library default threads")
+              + ") and in `accuracy_vs_time.png` (the paper's Fig. 4).", "",
+              "## Above chance?", "",
+              "Chance = the majority class share; a mean accuracy counts as above (below) chance "
+              "when it is more than 2·sqrt(p(1-p)/N) away from it (two binomial standard "
+              "deviations of an accuracy over the N subjects; a rule of thumb, since "
+              "cross-validated folds are not independent).", "",
+              "| data set | features | " + " | ".join(models) + " |",
+              "|---|---|" + "---|" * len(models)]
+    pairs = list(dict.fromkeys((k[0], k[1]) for k in checks))
+    for name, feat in pairs:
+        cells = []
+        for m in models:
+            c = checks[(name, feat, m)]
+            verdict = ("above" if c["above_chance"] else
+                       "below" if c["below_chance"] else "chance")
+            cells.append(f"{c['accuracy']:.3f} ({verdict})")
+        lines.append(f"| {name} | {feat} | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines += _findings(checks, pairs, models, synthetic=meta["data_dir"] is None)
+    if meta["data_dir"] is not None:
+        lines += real_data_notes(meta, rows, time_rows, loso_rows, loso_table)
+    unconverged = {}
+    for r in records:
+        if not r["converged"]:
+            unconverged[r["model"]] = unconverged.get(r["model"], 0) + 1
+    if unconverged:
+        per_model = len(records) // max(len(models), 1)
+        lines += ["", "Convergence warnings (recorded, not shown): " + ", ".join(
+            f"{m} in {n} of {per_model} fits" for m, n in unconverged.items()) + "."]
+    lines += ["", "## Differences from the paper", "",
+              "- The paper's data (ABIDE I/II, ADHD-200 after DPARSF preprocessing) are not "
+              "available offline; without `--data` the run uses synthetic subjects whose group "
+              "effect is known.",
+              "- CCNN and GCN are not reproduced; the DNN is scikit-learn's MLP, not TensorFlow.",
+              "- Folds are stratified on site × diagnosis (diagnosis-only stratification made "
+              "site-aware models score below chance on data without a group effect).",
+              "- Each model is fitted once untimed before the timed folds (one-off costs).", ""]
+    return "\n".join(lines)
+
+
+def _findings(checks, pairs, models, synthetic=True):
+    lines = ["## Findings", ""]
+    for name, feat in pairs:
+        above = [m for m in models if checks[(name, feat, m)]["above_chance"]]
+        below = [m for m in models if checks[(name, feat, m)]["below_chance"]]
+        text = (f"- {name}, {feat}: above chance: {', '.join(above) if above else 'none'}"
+                + (f"; below chance: {', '.join(below)}" if below else "") + ".")
+        lines.append(text)
+    if synthetic:
+        lines += ["", "Which feature carries the synthetic effect: patients share extra latent "
+                  "sources on a few ROI pairs, which raises the correlation of each pair and, "
+                  "as a side effect, the variance of those ROIs. The mean series is the same "
+                  "in both groups at every time point, and the time points of different "
+                  "subjects are not aligned (independent AR processes), so every linear "
+                  "function of the flattened series (the paper's feature) has the same mean "
+                  "in both groups and differs only in spread. A linear model (linear SVM; "
+                  "BLS, whose feature nodes are linear maps of the inputs and whose "
+                  "enhancement shrink keeps tansig close to linear) has little to use there: "
+                  "a threshold off the common mean exploits the wider spread of patients a "
+                  "little, and the BLS reference preprocessing's per-subject z-scoring turns "
+                  "part of the amplitude difference into a mean difference (it divides the "
+                  "ROI baselines, shared by everybody, by the subject's overall sd, larger in "
+                  "patients). Amplitude features (squared values) or trees that threshold "
+                  "the wider range of the effect ROIs can get more out of the series; "
+                  "connectivity features (Fisher-z correlations) carry the effect directly."]
+    return lines
+
+
+def timings_text(time_table, time_rows, total, models):
+    lines = ["# Training time per fit (wall clock, seconds)", "",
+             f"Whole run {total:.1f} s (data generation, loading, warm-up, evaluation and "
+             "output). Machine dependent and not deterministic, unlike results.md.", "",
+             time_table, ""]
+    if "BLS" in models and "DNN" in models:
+        lines += ["Paper's efficiency claim (BLS trains faster than the DNN):"]
+        for row in time_rows:
+            if row["model"] != "BLS":
+                continue
+            dnn = _row(time_rows, (row["data set"], row["features"], "DNN"))
+            ratio = dnn[TIME + "_mean"] / max(row[TIME + "_mean"], 1e-12)
+            lines.append(f"- {row['data set']}, {row['features']}: BLS "
+                         f"{row[TIME + '_mean']:.3f} s, DNN {dnn[TIME + '_mean']:.3f} s "
+                         f"(DNN/BLS = {ratio:.1f})")
+        lines.append("")
+    return "\n".join(lines)
+
+
+
+def _mean_of(rows, key, field="accuracy"):
+    for row in rows:
+        if tuple(row[k] for k in KEYS) == key:
+            return row[field + "_mean"], row[field + "_std"]
+    return None
+
+
+def target_checks(meta, rows, time_rows, loso_rows):
+    """[(target, figure, threshold, met)] of the development-set targets (TARGETS)."""
+    name = next(iter(meta["data"]))
+    kinds = [k for k in dict.fromkeys(r["features"] for r in rows)
+             if k in ("connectivity", "correlation", "tangent")]
+    out = []
+
+    def best(models, rws, kinds_):
+        cands = [(r["accuracy_mean"], r["features"], r["model"]) for r in rws
+                 if r["model"] in models and r["features"] in kinds_ and r["data set"] == name]
+        return max(cands) if cands else None
+
+    def ratio(kind, model, rws=time_rows):
+        t = _mean_of(rws, (name, kind, model), TIME)
+        dnn = _mean_of(time_rows, (name, kind, "DNN"), TIME)
+        return None if t is None or dnn is None else dnn[0] / max(t[0], 1e-12)
+
+    b = best(FASTELM_MODELS, rows, kinds)
+    if b is not None:
+        acc, kind, model = b
+        logreg = _mean_of(rows, (name, kind, "logistic l2"))
+        out.append((f"best fastelm model ({model}, {kind}) ≥ {TARGETS['best fastelm']}",
+                    acc, acc >= TARGETS["best fastelm"]))
+        if logreg is not None:
+            out.append((f"{model} not below l2 logistic regression ({logreg[0]:.3f}) on "
+                        f"{kind}", acc, acc >= logreg[0]))
+        r = ratio(kind, model)
+        if r is not None:
+            out.append((f"{model} trains ≥ {TARGETS['speed-up']:g}× faster than the DNN",
+                        r, r >= TARGETS["speed-up"]))
+    b = best(("BLS-CV",), rows, kinds)
+    if b is not None:
+        out.append((f"BLS-CV ({b[1]}) ≥ {TARGETS['BLS-CV']}", b[0], b[0] >= TARGETS["BLS-CV"]))
+        r = ratio(b[1], "BLS-CV")
+        if r is not None:
+            out.append((f"BLS-CV trains ≥ {TARGETS['speed-up']:g}× faster than the DNN", r,
+                        r >= TARGETS["speed-up"]))
+    b = best(FASTELM_MODELS, loso_rows, kinds)
+    if b is not None:
+        out.append((f"leave-site-out, best fastelm model ({b[2]}, {b[1]}) ≥ "
+                    f"{TARGETS['leave-site-out']}", b[0], b[0] >= TARGETS["leave-site-out"]))
+    return out
+
+
+def real_data_notes(meta, rows, time_rows, loso_rows, loso_table):
+    """The real-data sections of notes.md: leave-site-out, per site, permutation test, the
+    literature and the targets."""
+    lines = []
+    if loso_table:
+        lines += ["", "## Leave one site out", "",
+                  "Each site in turn is the test set (LeaveOneGroupOut on SITE_ID); mean ± sd "
+                  "over the sites (every site counts once, whatever its size). Per-site "
+                  "figures in `leave_site_out_records.csv` and `leave_site_out.png`.", "",
+                  loso_table]
+    if meta.get("site_accuracy"):
+        lines += ["", "Per-site accuracy of the cross-validation (out-of-fold predictions, "
+                  "pooled over repeats): `per_site.md`, `per_site.png`."]
+    perm = meta.get("permutation")
+    if perm:
+        lines += ["", "## Permutation test", "",
+                  f"{perm['model']} on {perm['features']} features: pooled CV accuracy "
+                  f"{perm['accuracy']:.3f}; labels shuffled within each site "
+                  f"{perm['n_permutations']} times, same folds: permuted accuracy mean "
+                  f"{perm['permuted_mean']:.3f}, max {perm['permuted_max']:.3f}; "
+                  f"p = {perm['pvalue']:.4f} (the smallest attainable is "
+                  f"{1 / (1 + perm['n_permutations']):.4f})."]
+    lines += ["", "## Against the literature", "",
+              "| source | method | ABIDE I accuracy |", "|---|---|---|"]
+    lines += [f"| {who} | {how} | {acc:.2f} |" for who, how, acc in LITERATURE]
+    name = next(iter(meta["data"]))
+    for r in rows:
+        if r["model"] in FASTELM_MODELS + ("logistic l2", "DNN"):
+            lines.append(f"| this run | {r['model']}, {r['features']} features, "
+                         f"{meta['settings']['n_splits']}-fold CV | {r['accuracy_mean']:.3f} |")
+    for r in loso_rows:
+        if r["model"] in FASTELM_MODELS + ("logistic l2",):
+            lines.append(f"| this run | {r['model']}, {r['features']} features, leave one site "
+                         f"out | {r['accuracy_mean']:.3f} |")
+    checks = target_checks(meta, rows, time_rows, loso_rows)
+    if checks:
+        lines += ["", "## Targets", "", "| target | figure | met |", "|---|---|---|"]
+        lines += [f"| {what} | {fig:.3f} | {'yes' if ok else 'no'} |"
+                  for what, fig, ok in checks]
+        missed = [what for what, _, ok in checks if not ok]
+        lines += ["", "All targets met." if not missed else
+                  "Not met: " + "; ".join(missed) + ". See the results above for what was "
+                  "measured; penalties were only ever chosen inside training folds."]
+    lines += ["", f"Data set {name}: every number above is a test-fold figure; no setting "
+              "was tuned on test folds (the penalties of BLS-CV and ELM-CV are chosen by an "
+              "inner 5-fold CV of each training fold)."]
+    return lines

@@ -1,0 +1,299 @@
+"""Leakage-safe validation of fMRI classifiers: features fitted inside each training fold.
+
+Splits
+    :func:`cv_splits`: stratified k-fold repeated R times (``RepeatedStratifiedKFold``) on
+    site × diagnosis strata; :func:`site_splits`: leave one site out (``LeaveOneGroupOut`` on
+    SITE_ID), each test fold a site no training subject comes from.
+
+Features (:class:`FoldFeatures`)
+    ``timeseries`` (the paper's flattened, cropped series) and ``connectivity`` (Fisher-z
+    Pearson correlations of each whole series) are per-subject maps; ``correlation`` and
+    ``partial correlation`` (nilearn's Ledoit-Wolf kinds, :mod:`fastelm.connectome`) too. None
+    of them learns from other subjects, so they are computed once for every subject. ``tangent``
+    learns a reference (the training subjects' geometric mean): it is fitted on the training
+    fold only and applied to its test fold, once per split, and every model of the split shares
+    it -- the same values as one ``Pipeline(ConnectomeTransformer, model)`` per model
+    (:func:`connectome_pipeline`), without refitting the reference per model.
+
+Timing
+    Every fit runs with BLAS/OpenMP and Numba limited to ``threads`` (1 in the reproduction),
+    so training times compare model against model; the first fit of each model in a process is
+    an untimed warm-up on 10 training subjects per class (Numba cache loading, first touch of
+    memory).
+
+Permutation test (:func:`permutation_test`)
+    The labels are shuffled within each site (the sites' diagnosis balance kept) and the same
+    splits re-run; p = (1 + #{permuted accuracy ≥ observed}) / (1 + n_permutations)
+    (Ojala & Garriga, JMLR 2010). The features of each split are label independent and reused.
+"""
+import time
+import warnings
+from contextlib import contextmanager
+
+import numba
+import numpy as np
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import LeaveOneGroupOut, RepeatedStratifiedKFold
+from sklearn.pipeline import Pipeline
+from threadpoolctl import threadpool_limits
+
+from ...connectome import ConnectomeTransformer
+from ...fmri import connectivity_features
+from ...metrics import classification_report_dict
+from ..report import progress as progress_bar
+from .models import reseed
+
+METRICS = ("accuracy", "precision", "sensitivity", "specificity", "f_measure")
+TIME = "train_time"
+#: per-subject feature kinds (no fitting) and the one fitted on the training fold
+SUBJECT_KINDS = ("timeseries", "connectivity", "correlation", "partial correlation")
+FOLD_KINDS = ("tangent",)
+KINDS = SUBJECT_KINDS + FOLD_KINDS
+WARM_UP_ROWS = 10  # per class
+
+
+@contextmanager
+def limit_threads(threads):
+    """Run BLAS/OpenMP (threadpoolctl) and Numba on at most ``threads`` threads (None: as is)."""
+    if threads is None:
+        yield
+        return
+    before = numba.get_num_threads()
+    with threadpool_limits(limits=int(threads)):
+        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+        try:
+            yield
+        finally:
+            numba.set_num_threads(before)
+
+
+def connectome_pipeline(kind, classifier):
+    """``Pipeline([('connectome', ConnectomeTransformer(kind)), ('model', classifier)])``:
+    fitted on a training fold's series (an object array of (T_i, M) arrays), so the tangent
+    reference never sees a test subject."""
+    return Pipeline([("connectome", ConnectomeTransformer(kind=kind)), ("model", classifier)])
+
+
+def cv_splits(y, strata=None, n_splits=10, n_repeats=1, random_state=0):
+    """[(train, test, repeat, fold)] of ``RepeatedStratifiedKFold`` on ``strata`` (or y)."""
+    cv = RepeatedStratifiedKFold(n_splits=n_splits, n_repeats=n_repeats,
+                                 random_state=random_state)
+    labels = np.asarray(y if strata is None else strata)
+    return [(tr, te, i // n_splits, i % n_splits)
+            for i, (tr, te) in enumerate(cv.split(np.zeros(len(labels)), labels))]
+
+
+def site_splits(sites):
+    """[(train, test, 0, k)] of ``LeaveOneGroupOut`` on the sites, in sorted site order."""
+    sites = np.asarray(sites)
+    return [(tr, te, 0, k) for k, (tr, te) in
+            enumerate(LeaveOneGroupOut().split(np.zeros(len(sites)), groups=sites))]
+
+
+class FoldFeatures:
+    """Feature matrices of a split's training and test subjects, per kind, without leakage.
+
+    Parameters
+    ----------
+    series : list of (T_i, M) arrays, or None
+        Every subject's whole series (for the connectome kinds).
+    matrices : dict {kind: (n_subjects, n_features) array}, optional
+        Precomputed per-subject matrices (``timeseries``, ``connectivity``, ...).
+    cache_folds : bool
+        Keep the tangent matrices of each split (keyed by its test indices) for reuse, e.g.
+        by the permutation test.
+    """
+
+    def __init__(self, series=None, matrices=None, cache_folds=False):
+        self.series = None
+        if series is not None:
+            self.series = np.empty(len(series), dtype=object)
+            self.series[:] = list(series)
+        self.matrices = dict(matrices or {})
+        self.cache_folds = cache_folds
+        self._folds = {}
+
+    def subject_matrix(self, kind):
+        """The per-subject matrix of a SUBJECT_KINDS kind (computed once)."""
+        if kind not in self.matrices:
+            if self.series is None or kind == "timeseries":
+                raise ValueError(f"no {kind!r} features given")
+            if kind == "connectivity":
+                self.matrices[kind] = connectivity_features(list(self.series))
+            else:
+                self.matrices[kind] = ConnectomeTransformer(kind).fit_transform(self.series)
+        return self.matrices[kind]
+
+    def split(self, kind, train, test):
+        """(X_train, X_test) of ``kind``; a FOLD_KINDS kind is fitted on ``train`` only."""
+        if kind in SUBJECT_KINDS or kind in self.matrices:
+            X = self.subject_matrix(kind)
+            return X[train], X[test]
+        if kind not in FOLD_KINDS:
+            raise ValueError(f"unknown features {kind!r}; known: {KINDS}")
+        key = (kind, test.tobytes(), train.tobytes())
+        if key in self._folds:
+            return self._folds[key]
+        if self.series is None:
+            raise ValueError(f"{kind!r} features need the subjects' series")
+        transformer = ConnectomeTransformer(kind=kind)
+        out = transformer.fit_transform(self.series[train]), transformer.transform(
+            self.series[test])
+        if self.cache_folds:
+            self._folds[key] = out
+        return out
+
+
+def fit_timed(estimator, X, y):
+    """Fit; returns (wall seconds, converged) — converged is False on a ConvergenceWarning."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        start = time.perf_counter()
+        estimator.fit(X, y)
+        seconds = time.perf_counter() - start
+    for w in caught:  # anything else is passed on
+        if not issubclass(w.category, ConvergenceWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return seconds, not any(issubclass(w.category, ConvergenceWarning) for w in caught)
+
+
+def _warm_up_rows(y, train, per_class=WARM_UP_ROWS):
+    return np.concatenate([train[y[train] == c][:per_class] for c in np.unique(y[train])])
+
+
+def _fold_seed(random_state, i):
+    return int(np.random.SeedSequence([random_state, i]).generate_state(1)[0])
+
+
+def run_splits(features, kinds, y, models, splits, random_state=0, *, pos_label=1,
+               warm_up=True, threads=None, progress=True, desc="CV", sites=None):
+    """Every model on every split and feature kind; returns (records, predictions).
+
+    ``features`` is a :class:`FoldFeatures`; each split's features are built once per kind
+    and shared by the models. A record holds ``features``, ``model``, ``repeat``, ``fold``
+    (and ``site``, the test site, when every test fold is one site of ``sites``), the five
+    metrics on the test fold, ``train_time`` and ``converged``; ``predictions`` maps
+    (features, model, repeat) to the out-of-fold predicted labels (-1 where not tested).
+    """
+    y = np.asarray(y)
+    records, predictions = [], {}
+    with limit_threads(threads):
+        if warm_up and splits:
+            rows = _warm_up_rows(y, splits[0][0])
+            for kind in kinds:
+                Xw, _ = features.split(kind, rows, rows[:1])
+                for model in models.values():
+                    fit_timed(reseed(clone(model), random_state), Xw, y[rows])
+        for i, (train, test, repeat, fold) in enumerate(
+                progress_bar(splits, desc, total=len(splits), enabled=progress)):
+            seed = _fold_seed(random_state, i)
+            site = None
+            if sites is not None and len(set(np.asarray(sites)[test])) == 1:
+                site = str(np.asarray(sites)[test][0])
+            for kind in kinds:
+                X_train, X_test = features.split(kind, train, test)
+                for name, model in models.items():
+                    estimator = reseed(clone(model), seed)
+                    seconds, converged = fit_timed(estimator, X_train, y[train])
+                    pred = estimator.predict(X_test)
+                    out = predictions.setdefault((kind, name, repeat),
+                                                 np.full(len(y), -1, dtype=np.int64))
+                    out[test] = pred
+                    scores = classification_report_dict(y[test], pred, pos_label=pos_label)
+                    rec = {"features": kind, "model": name, "repeat": repeat, "fold": fold,
+                           **scores, TIME: seconds, "converged": converged}
+                    if site is not None:
+                        rec["site"] = site
+                    records.append(rec)
+    return records, predictions
+
+
+def evaluate(X, y, models=None, n_splits=10, n_repeats=10, random_state=0, progress=True, *,
+             strata=None, pos_label=1, warm_up=True, threads=None, desc="CV"):
+    """Repeated stratified k-fold evaluation of each model on one feature matrix X.
+
+    Parameters
+    ----------
+    X : array of shape (n_subjects, n_features)
+    y : array of shape (n_subjects,), binary labels; ``pos_label`` is the patient class.
+    models : dict {name: estimator}, optional
+        Unfitted estimators (cloned per fold); default ``default_models()``.
+    n_splits, n_repeats : int
+        Folds and repetitions of ``RepeatedStratifiedKFold`` (paper: 10 × 10).
+    random_state : int or None
+        Seeds the folds and, per fold, every ``random_state`` parameter of every model.
+    progress : bool
+        Progress bar on stderr (tqdm).
+    strata : array of shape (n_subjects,), optional
+        Labels to stratify the folds on instead of ``y`` (e.g. site × diagnosis).
+    warm_up : bool
+        Fit each model once, untimed, on 10 rows per class first.
+    threads : int, optional
+        Limit BLAS/OpenMP and Numba to this many threads (None: library defaults).
+
+    Returns
+    -------
+    records : list of dict, one per fold and model: ``model``, ``repeat``, ``fold``, the five
+        metrics of :data:`METRICS`, ``train_time`` (wall seconds of ``fit``) and ``converged``.
+    """
+    from .models import default_models
+
+    X, y = np.asarray(X), np.asarray(y)
+    if X.ndim != 2 or y.shape != (X.shape[0],):
+        raise ValueError(f"X must be 2-D and y match its rows, got {X.shape} and {y.shape}")
+    models = default_models() if models is None else dict(models)
+    if random_state is None:
+        random_state = int(np.random.SeedSequence().generate_state(1)[0])
+    splits = cv_splits(y, strata, n_splits, n_repeats, random_state)
+    records, _ = run_splits(FoldFeatures(matrices={"matrix": X}), ["matrix"], y, models,
+                            splits, random_state, pos_label=pos_label, warm_up=warm_up,
+                            threads=threads, progress=progress, desc=desc)
+    for r in records:
+        del r["features"]
+    return records
+
+
+def _shuffle_within(y, groups, rng):
+    y = np.array(y)
+    for g in np.unique(groups):
+        idx = np.flatnonzero(groups == g)
+        y[idx] = y[rng.permutation(idx)]
+    return y
+
+
+def permutation_test(features, kind, y, model, splits, n_permutations=100, random_state=0, *,
+                     groups=None, threads=1, progress=True):
+    """p-value of a model's cross-validated accuracy against label shuffles.
+
+    The labels are permuted within each group (site) ``n_permutations`` times; each permuted
+    set runs the same ``splits`` (features of a split reused: they do not depend on labels).
+    Accuracy is pooled over the test folds of the splits.
+
+    Returns
+    -------
+    dict with ``accuracy`` (observed), ``permuted`` (array), ``pvalue``
+    = (1 + #{permuted ≥ observed}) / (1 + n_permutations), ``n_permutations``.
+    """
+    y = np.asarray(y)
+    groups = np.zeros(len(y)) if groups is None else np.asarray(groups)
+    rng = np.random.default_rng(random_state)
+
+    def accuracy(labels):
+        correct = total = 0
+        with limit_threads(threads):
+            for i, (train, test, _, _) in enumerate(splits):
+                X_train, X_test = features.split(kind, train, test)
+                est = reseed(clone(model), _fold_seed(random_state, i))
+                est.fit(X_train, labels[train])
+                correct += int((est.predict(X_test) == labels[test]).sum())
+                total += len(test)
+        return correct / total
+
+    observed = accuracy(y)
+    permuted = np.array([accuracy(_shuffle_within(y, groups, rng)) for _ in progress_bar(
+        range(n_permutations), f"permutations {kind}", total=n_permutations,
+        enabled=progress)])
+    pvalue = (1 + int((permuted >= observed).sum())) / (1 + n_permutations)
+    return {"accuracy": observed, "permuted": permuted, "pvalue": pvalue,
+            "n_permutations": int(n_permutations)}

@@ -1,0 +1,341 @@
+"""The reproduction: data, settings, the run and its command line."""
+import argparse
+import os
+import re
+import shutil
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from ...fmri import (ExcludedSubjectsWarning, CroppedSeriesWarning, find_roi_folder,
+                     load_roi_dataset, make_synthetic_abide)
+from .models import FASTELM_MODELS, MODELS, default_models, describe
+from .outputs import write_outputs
+from .protocol import (KINDS, FoldFeatures, cv_splits, permutation_test, run_splits,
+                       site_splits)
+
+FEATURES = ("timeseries", "connectivity")  # what load() and the synthetic runs use
+SYNTHETIC = ("effect", "null")
+
+#: synthetic data (``make_synthetic_abide``) and protocol, by mode.
+#: full: about the size of ABIDE-UM (the paper's tuning set: ~120 subjects, 2 sites, AAL's 116
+#: ROIs), series shorter than UM's 296 volumes to keep the DNN affordable (80 × 116 = 9280
+#: inputs). quick: fewer ROIs and time points (30 × 60 = 1800 inputs), 5 folds × 1 repeat and
+#: the DNN capped at 10 epochs, for about a minute on 2 cores. An effect size of 1 puts every
+#: model clearly above chance on connectivity features in both modes.
+SETTINGS = {
+    "full": dict(n_subjects=120, n_rois=116, lengths=(80, 120), n_sites=2, effect_size=1.0,
+                 n_splits=10, n_repeats=10, dnn_max_iter=200),
+    "quick": dict(n_subjects=80, n_rois=30, lengths=(60, 90), n_sites=2, effect_size=1.0,
+                  n_splits=5, n_repeats=1, dnn_max_iter=10),
+}
+#: real data (``--data``): 10-fold CV on site × diagnosis (tangent features refitted per
+#: fold), leave-one-site-out on connectivity features without the DNN (its 18 fits would cost
+#: more than the rest together), and a permutation test of the best fastelm model. quick: 200
+#: subjects drawn stratified by site × diagnosis, 5 folds, the DNN capped at 10 epochs.
+REAL_SETTINGS = {
+    "full": dict(n_splits=10, n_repeats=1, dnn_max_iter=200, features=("connectivity",
+                 "tangent"), loso_features=("connectivity",), loso_skip=("DNN",),
+                 n_permutations=100, subsample=None, n_jobs=2),
+    "quick": dict(n_splits=5, n_repeats=1, dnn_max_iter=10, features=("connectivity",),
+                  loso_features=("connectivity",), loso_skip=("DNN",), n_permutations=19,
+                  subsample=200),
+}
+
+
+def settings_for(quick=False, overrides=None, real=False):
+    """The run's settings: (REAL_)SETTINGS['quick' or 'full'] updated by ``overrides``."""
+    s = dict((REAL_SETTINGS if real else SETTINGS)["quick" if quick else "full"])
+    unknown = set(overrides or {}) - set(s) - {"bls_params"}
+    if unknown:
+        raise ValueError(f"unknown settings {sorted(unknown)}; known: {sorted(s)}")
+    s.update(overrides or {})
+    return s
+
+
+def make_synthetic(directory, settings, seed):
+    """Write the ``effect`` and ``null`` data sets under ``directory`` (replacing them).
+
+    Both come from the same seed: ``null`` is ``effect`` with effect_size 0 (same sites,
+    networks, lengths, labels and noise). Returns {name: directory}.
+    """
+    out = {}
+    for name in SYNTHETIC:
+        path = os.path.join(directory, name)
+        if os.path.isdir(path):
+            shutil.rmtree(path)  # a smaller earlier run would leave orphan subjects
+        effect = settings["effect_size"] if name == "effect" else 0.0
+        make_synthetic_abide(path, n_subjects=settings["n_subjects"], n_rois=settings["n_rois"],
+                             lengths=tuple(settings["lengths"]), effect_size=effect,
+                             n_sites=settings["n_sites"], random_state=seed)
+        out[name] = path
+    return out
+
+
+def detect_atlas(directory, strategy=None):
+    """The atlas of the ``*_rois_<atlas>.1D`` files under ``directory`` when there is one."""
+    found = set()
+    directory = Path(directory)
+    for folder in [directory, *directory.glob("rois_*"), *directory.glob("ABIDE_pcp/*/*"),
+                   *directory.glob("*/*")]:
+        if folder.is_dir() and (strategy is None or folder == directory
+                                or folder.name == strategy or folder.name.startswith("rois_")):
+            found |= {m.group(1) for p in folder.iterdir()
+                      if (m := re.search(r"_rois_(\w+)\.1D$", p.name))}
+    if len(found) != 1:
+        raise ValueError(f"{directory}: " + (f"several atlases {sorted(found)}" if found else
+                                             "no *_rois_<atlas>.1D files")
+                         + "; choose one with --atlas")
+    return found.pop()
+
+
+def load(directory, features, sites=None, atlas="aal", strategy=None):
+    """(X, y, strata, bunch) of an ABIDE-layout directory; strata = site × diagnosis.
+
+    Subjects left out (unusable files) are in ``bunch.excluded``, phenotype rows without a
+    file in ``bunch.missing``; ``bunch.series`` holds the whole series.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=ExcludedSubjectsWarning)
+        warnings.simplefilter("ignore", category=CroppedSeriesWarning)
+        bunch = load_roi_dataset(directory, features=features, sites=sites, atlas=atlas,
+                                 strategy=strategy)
+    strata = np.char.add(np.char.add(bunch.sites.astype(str), "|"), bunch.target.astype(str))
+    return bunch.data, bunch.target, strata, bunch
+
+
+def _subsample(strata, n, seed):
+    """n indices drawn stratified on ``strata`` (sorted), for --quick on real data."""
+    if n is None or n >= len(strata):
+        return np.arange(len(strata))
+    from sklearn.model_selection import train_test_split
+    idx, _ = train_test_split(np.arange(len(strata)), train_size=n, stratify=strata,
+                              random_state=seed)
+    return np.sort(idx)
+
+
+def _data_entry(bunch, y, features):
+    return {"subjects": int(len(y)), "patients": int(y.sum()),
+            "sites": len(set(bunch.sites)), "length": int(bunch.length),
+            "rois": len(bunch.roi_names), "excluded": len(bunch.excluded),
+            "missing": len(getattr(bunch, "missing", [])), "features": features}
+
+
+def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress=True, *,
+        features=None, sites=None, settings=None, models=None, threads=1, atlas=None,
+        strategy=None):
+    """Run the comparison and write its tables, plots and notes to ``out_dir``.
+
+    Parameters
+    ----------
+    quick : bool
+        Synthetic: 80 subjects of 30 ROIs, 5 folds × 1 repeat, DNN capped at 10 epochs. Real
+        data: 200 subjects drawn by site × diagnosis, 5 folds, 19 permutations.
+    out_dir : str
+        Output folder (created); synthetic subjects go to ``out_dir/synthetic``.
+    seed : int
+        Seeds the data subsample, the folds and every model.
+    data_dir : str, optional
+        An ABIDE layout (flat, ``rois_<atlas>/`` or nilearn's ``ABIDE_pcp``) instead of
+        synthetic subjects; then leave-one-site-out, per-site accuracy and the permutation test
+        are added (:data:`REAL_SETTINGS`).
+    features : sequence of str, optional
+        Feature kinds (``timeseries``, ``connectivity``, ``correlation``, ``partial
+        correlation``, ``tangent``); default: synthetic ``FEATURES``, real data the settings'.
+    sites : sequence of str, optional
+        Keep only these SITE_IDs of ``data_dir``.
+    settings : dict, optional
+        Overrides of the mode's settings.
+    models : dict, optional
+        ``{name: estimator}`` instead of :func:`default_models`.
+    threads : int or None, default 1
+        BLAS/OpenMP/Numba threads of every fit, so training times compare (None: defaults).
+    atlas : str, optional
+        Atlas of the ROI files (default: the only one present; ``aal`` for synthetic data).
+    strategy : str, optional
+        nilearn layout's ``<strategy>`` folder (e.g. ``filt_noglobal``) when there are several.
+
+    Returns
+    -------
+    dict with ``rows``, ``time_rows``, ``records``, ``checks``, ``meta`` (also ``run.json``),
+    ``files``, ``table`` (Markdown) and ``seconds``; on real data also ``loso_rows``,
+    ``site_rows`` and ``permutation``.
+    """
+    start_all = time.perf_counter()
+    real = data_dir is not None
+    cfg = settings_for(quick, settings, real=real)
+    if features is None:
+        features = cfg["features"] if real else FEATURES
+    features = tuple(features)
+    known = KINDS if real else FEATURES
+    bad = set(features) - set(known)
+    if bad or not features:
+        raise ValueError(f"features must be a non-empty subset of {known}, got {features}")
+    if models is None:
+        models = default_models(cfg["dnn_max_iter"], cfg.get("bls_params"), extended=real)
+    os.makedirs(out_dir, exist_ok=True)
+    records, loso_records, data, predictions = [], [], {}, {}
+    extra = {}
+    if not real:
+        directories = make_synthetic(os.path.join(out_dir, "synthetic"), cfg, seed)
+        for name, directory in directories.items():
+            series, y, strata, bunch = load(directory, "timeseries", sites)  # read once
+            n_sites = len(set(bunch.sites))
+            ff = FoldFeatures(bunch.series, {"timeseries": series})
+            data[name] = _data_entry(bunch, y, {})
+            for feat in features:
+                data[name]["features"][feat] = int(ff.split(feat, np.arange(1), np.arange(1))[0]
+                                                   .shape[1])
+                splits = cv_splits(y, strata if n_sites > 1 else None, cfg["n_splits"],
+                                   cfg["n_repeats"], seed)
+                recs, _ = run_splits(ff, [feat], y, models, splits, seed, threads=threads,
+                                     progress=progress, desc=f"{name} {feat}")
+                records += [dict(r, **{"data set": name}) for r in recs]
+    else:
+        atlas = atlas or detect_atlas(data_dir, strategy)
+        name = os.path.basename(os.path.normpath(data_dir)) or "data"
+        _, y, strata, bunch = load(data_dir, "connectivity", sites, atlas, strategy)
+        keep = _subsample(strata, cfg["subsample"], seed)
+        y, strata = y[keep], strata[keep]
+        site_of = bunch.sites[keep]
+        matrices = {"connectivity": bunch.data[keep]}
+        if "timeseries" in features:
+            ts, _, _, tb = load(data_dir, "timeseries", sites, atlas, strategy)
+            pos = {s: i for i, s in enumerate(tb.subject_ids)}
+            missing = [s for s in bunch.subject_ids[keep] if s not in pos]
+            if missing:
+                raise ValueError(f"{len(missing)} subject(s) too short for flattened series; "
+                                 "drop 'timeseries' from the features")
+            matrices["timeseries"] = ts[[pos[s] for s in bunch.subject_ids[keep]]]
+        ff = FoldFeatures([bunch.series[i] for i in keep], matrices, cache_folds=True)
+        n_sites = len(set(site_of))
+        data[name] = _data_entry(bunch, y, {})
+        data[name]["atlas"] = atlas
+        for feat in features:
+            data[name]["features"][feat] = int(ff.split(feat, np.arange(2), np.arange(2))[0]
+                                               .shape[1]) if feat != "tangent" else int(
+                len(bunch.roi_names) * (len(bunch.roi_names) - 1) // 2)
+        splits = cv_splits(y, strata if n_sites > 1 else None, cfg["n_splits"],
+                           cfg["n_repeats"], seed)
+        recs, predictions = run_splits(ff, features, y, models, splits, seed, threads=threads,
+                                       progress=progress, desc=f"{name} CV")
+        records = [dict(r, **{"data set": name}) for r in recs]
+        if n_sites > 1 and cfg["loso_features"]:
+            loso_models = {k: m for k, m in models.items() if k not in cfg["loso_skip"]}
+            recs, _ = run_splits(ff, [f for f in cfg["loso_features"]], y, loso_models,
+                                 site_splits(site_of), seed, threads=threads,
+                                 progress=progress, desc=f"{name} leave-site-out",
+                                 sites=site_of)
+            loso_records = [dict(r, **{"data set": name}) for r in recs]
+        best = _best_fastelm(records)
+        if best is not None and cfg["n_permutations"] > 0:
+            kind, model_name, acc = best
+            perm = permutation_test(ff, kind, y, models[model_name], splits,
+                                    cfg["n_permutations"], seed, groups=site_of,
+                                    threads=threads, progress=progress)
+            extra["permutation"] = {"features": kind, "model": model_name,
+                                    "accuracy": perm["accuracy"], "pvalue": perm["pvalue"],
+                                    "n_permutations": perm["n_permutations"],
+                                    "permuted_mean": float(perm["permuted"].mean()),
+                                    "permuted_max": float(perm["permuted"].max())}
+        extra["site_accuracy"] = _site_accuracy(predictions, y, site_of)
+    meta = {"quick": bool(quick), "seed": seed, "settings": cfg, "data": data,
+            "data_dir": None if data_dir is None else str(data_dir),
+            "sites": None if sites is None else list(sites), "models": list(models),
+            "descriptions": {name: describe(m) for name, m in models.items()},
+            "threads": threads, "atlas": atlas, "strategy": strategy, **extra,
+            "seconds": time.perf_counter() - start_all}
+    result = write_outputs(out_dir, records, meta, loso_records)
+    result["seconds"] = time.perf_counter() - start_all
+    return result
+
+
+def _best_fastelm(records):
+    """(features, model, accuracy) of the fastelm model with the best mean CV accuracy."""
+    means = {}
+    for r in records:
+        if r["model"] in FASTELM_MODELS:
+            means.setdefault((r["features"], r["model"]), []).append(r["accuracy"])
+    if not means:
+        return None
+    key = max(means, key=lambda k: (np.mean(means[k]), k))
+    return key[0], key[1], float(np.mean(means[key]))
+
+
+def _site_accuracy(predictions, y, sites):
+    """[{features, model, site, subjects, accuracy}] from out-of-fold predictions (pooled
+    over repeats)."""
+    rows, pooled = [], {}
+    for (kind, model, _), pred in predictions.items():
+        ok = pred >= 0
+        acc = pooled.setdefault((kind, model), [np.zeros(len(y)), np.zeros(len(y))])
+        acc[0] += (pred == y) & ok
+        acc[1] += ok
+    for (kind, model), (hits, n) in pooled.items():
+        for site in sorted(set(sites)):
+            m = (sites == site) & (n > 0)
+            rows.append({"features": kind, "model": model, "site": str(site),
+                         "subjects": int(m.sum()),
+                         "accuracy": float(hits[m].sum() / n[m].sum()) if m.any() else
+                         float("nan")})
+    return rows
+
+
+def _output_dir(path):
+    """Create ``path`` and check it is writable before any work (a typo must not cost a run)."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise ValueError(f"--out {path}: exists and is not a directory")
+    try:
+        os.makedirs(path, exist_ok=True)
+        probe = os.path.join(path, ".write-test")
+        with open(probe, "w"):
+            pass
+        os.remove(probe)
+    except OSError as error:
+        raise ValueError(f"--out {path}: cannot write there ({error.strerror})") from None
+    return path
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python -m fastelm.experiments.bls_fmri",
+        description="BLS against linear SVM, RF, KNN, a 1000-600 DNN (and on real data "
+                    "BLS-CV, ELM-CV and l2 logistic regression) on fMRI subjects (Liu & Ji "
+                    "2021).")
+    parser.add_argument("--quick", action="store_true",
+                        help="synthetic: 80 subjects of 30 ROIs, 5 folds; real data: 200 "
+                             "subjects, 5 folds")
+    parser.add_argument("--out", default="results/bls-fmri", help="output folder")
+    parser.add_argument("--seed", type=int, default=0, help="seeds data, folds and models")
+    parser.add_argument("--data", default=None,
+                        help="an ABIDE layout directory (default: synthetic subjects written "
+                             "to OUT/synthetic)")
+    parser.add_argument("--atlas", default=None,
+                        help="atlas of the *_rois_<atlas>.1D files (default: the only one)")
+    parser.add_argument("--strategy", default=None,
+                        help="nilearn layout: the ABIDE_pcp/<pipeline>/<strategy> folder")
+    parser.add_argument("--sites", nargs="+", default=None,
+                        help="keep only these SITE_IDs of --data")
+    parser.add_argument("--features", nargs="+", choices=KINDS, default=None)
+    parser.add_argument("--threads", type=int, default=1,
+                        help="BLAS/OpenMP/Numba threads per fit (default 1; 0 = library "
+                             "defaults)")
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    try:
+        out = _output_dir(args.out)
+        if args.data is not None and not os.path.isdir(args.data):
+            raise ValueError(f"--data {args.data}: no such directory")
+        result = run(quick=args.quick, out_dir=out, seed=args.seed, data_dir=args.data,
+                     progress=not args.no_progress, features=args.features, sites=args.sites,
+                     threads=args.threads or None, atlas=args.atlas, strategy=args.strategy)
+    except (ValueError, OSError) as error:
+        print(f"bls_fmri: error: {error}", file=sys.stderr)
+        return 2
+    print(result["table"])
+    print()
+    print(f"{result['seconds']:.1f} s; wrote " + ", ".join(result["files"]))
+    return 0

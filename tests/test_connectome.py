@@ -1,0 +1,98 @@
+"""fastelm.connectome against nilearn's ConnectivityMeasure, and its leakage-safe use."""
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold, cross_val_score
+
+from fastelm.connectome import ConnectomeTransformer, as_series_list, geometric_mean
+from fastelm.experiments.bls_fmri import FoldFeatures, connectome_pipeline
+from fastelm.fmri import load_roi_dataset, make_synthetic_abide
+
+
+def _series(n=14, M=9, seed=0, lengths=(25, 60)):
+    rng = np.random.default_rng(seed)
+    mixing = rng.standard_normal((M, M)) * 0.4 + np.eye(M)
+    return [rng.standard_normal((int(rng.integers(*lengths)), M)) @ mixing + rng.normal(0, 3, M)
+            for _ in range(n)]
+
+
+@pytest.mark.parametrize("kind", ["correlation", "partial correlation", "tangent"])
+def test_equal_to_nilearn(kind):
+    connectome = pytest.importorskip("nilearn.connectome")
+    train, test = _series(14, seed=1), _series(5, seed=2)
+    ref = connectome.ConnectivityMeasure(kind=kind, vectorize=True, discard_diagonal=True)
+    ours = ConnectomeTransformer(kind=kind)
+    np.testing.assert_allclose(ours.fit_transform(train), ref.fit_transform(train), rtol=0,
+                               atol=1e-10)
+    np.testing.assert_allclose(ours.transform(test), ref.transform(test), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(ours.mean_, ref.mean_, rtol=0, atol=1e-10)
+    again = ConnectomeTransformer(kind=kind).fit(train).transform(train)
+    np.testing.assert_array_equal(again, ours.transform(train))
+
+
+def test_tangent_threads_and_chunks_do_not_change_values(monkeypatch):
+    train = _series(40, seed=3)
+    one = ConnectomeTransformer(n_jobs=None).fit_transform(train)
+    import fastelm.connectome as c
+    monkeypatch.setattr(c, "CHUNK", 7)  # several chunks, summed in a fixed order
+    two = ConnectomeTransformer(n_jobs=2).fit_transform(train)
+    np.testing.assert_allclose(two, one, rtol=0, atol=1e-12)
+
+
+def test_geometric_mean_of_commuting_matrices_is_elementwise():
+    d = np.array([[1.0, 2.0, 4.0], [4.0, 8.0, 1.0]])
+    C = np.stack([np.diag(x) for x in d])
+    np.testing.assert_allclose(geometric_mean(C), np.diag(np.sqrt(d[0] * d[1])), atol=1e-12)
+    with pytest.raises(ValueError, match="positive definite"):
+        geometric_mean(np.stack([np.eye(3), -np.eye(3)]))
+
+
+def test_inputs_are_checked():
+    s = _series(3)
+    with pytest.raises(ValueError, match="kind"):
+        ConnectomeTransformer(kind="voxels").fit(s)
+    with pytest.raises(ValueError, match="one 2-D array"):
+        as_series_list(s[0])
+    with pytest.raises(ValueError, match="subject 1 has 4 ROIs"):
+        as_series_list([s[0], s[1][:, :4]])
+    bad = [x.copy() for x in s]
+    bad[2][0, 0] = np.nan
+    with pytest.raises(ValueError, match="subject 2 has NaN"):
+        ConnectomeTransformer().fit(bad)
+    fitted = ConnectomeTransformer().fit(s)
+    with pytest.raises(ValueError, match="4 ROIs"):
+        fitted.transform([x[:, :4] for x in s])
+
+
+def test_tangent_features_see_the_training_fold_only(tmp_path):
+    """The fold's features must not depend on its test subjects: changing them leaves the
+    training features and every other test subject's features unchanged, and the result
+    differs from a transform fitted on every subject (which would leak)."""
+    made = make_synthetic_abide(tmp_path, n_subjects=24, n_rois=8, lengths=(40, 60), n_sites=2,
+                                random_state=0)
+    series = load_roi_dataset(tmp_path, features="connectivity").series
+    train, test = np.arange(0, 18), np.arange(18, 24)
+    X_train, X_test = FoldFeatures(series).split("tangent", train, test)
+    reference = ConnectomeTransformer("tangent").fit([series[i] for i in train])
+    np.testing.assert_array_equal(X_train, reference.transform([series[i] for i in train]))
+    np.testing.assert_array_equal(X_test, reference.transform([series[i] for i in test]))
+    changed = list(series)
+    for i in test[1:]:  # the other test subjects replaced by noise
+        changed[i] = np.random.default_rng(int(i)).standard_normal(series[i].shape) * 5
+    X_train2, X_test2 = FoldFeatures(changed).split("tangent", train, test)
+    np.testing.assert_array_equal(X_train2, X_train)
+    np.testing.assert_array_equal(X_test2[0], X_test[0])
+    leaky = ConnectomeTransformer("tangent").fit(series).transform([series[i] for i in train])
+    assert np.abs(leaky - X_train).max() > 1e-3
+    assert made.target.shape == (24,)
+
+
+def test_connectome_pipeline_in_cross_validation(tmp_path):
+    make_synthetic_abide(tmp_path, n_subjects=40, n_rois=10, lengths=(60, 80), n_sites=2,
+                         effect_size=1.0, random_state=2)
+    bunch = load_roi_dataset(tmp_path, features="connectivity")
+    X = np.empty(len(bunch.series), dtype=object)
+    X[:] = bunch.series
+    pipe = connectome_pipeline("tangent", LogisticRegression(max_iter=500))
+    scores = cross_val_score(pipe, X, bunch.target, cv=StratifiedKFold(4))
+    assert scores.mean() > 0.7
