@@ -35,7 +35,8 @@ from .models import (BLS_PARAMS, DNN_LAYERS, EXTRA_MODELS, FASTELM_MODELS, MODEL
                      default_models, describe, reseed)
 from .outputs import (LITERATURE, TARGETS, plot_accuracy_time, rewrite_outputs,
                       target_checks, write_outputs)
-from .protocol import (KINDS, METRICS, TIME, FoldFeatures, connectome_pipeline, cv_splits,
+from .protocol import (CPU, KINDS, METRICS, TIME, FoldFeatures, bls_permutation_test,
+                       connectome_pipeline, cv_splits,
                        evaluate, fit_timed, limit_threads, permutation_test, run_splits,
                        site_splits)
 from .run import (FEATURES, REAL_SETTINGS, SETTINGS, SYNTHETIC, detect_atlas, load, main,
@@ -44,7 +45,7 @@ from .run import (FEATURES, REAL_SETTINGS, SETTINGS, SYNTHETIC, detect_atlas, lo
 __all__ = ["BLS_PARAMS", "DNN_LAYERS", "EXTRA_MODELS", "FASTELM_MODELS", "MODELS",
            "default_models", "describe", "reseed", "LITERATURE", "TARGETS",
            "plot_accuracy_time", "rewrite_outputs", "target_checks", "write_outputs", "KINDS",
-           "METRICS", "TIME", "FoldFeatures", "connectome_pipeline", "cv_splits", "evaluate",
+           "CPU", "bls_permutation_test", "METRICS", "TIME", "FoldFeatures", "connectome_pipeline", "cv_splits", "evaluate",
            "fit_timed", "limit_threads", "permutation_test", "run_splits", "site_splits",
            "FEATURES", "REAL_SETTINGS", "SETTINGS", "SYNTHETIC", "detect_atlas", "load",
            "main", "make_synthetic", "run", "settings_for"]

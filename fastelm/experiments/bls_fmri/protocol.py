@@ -46,6 +46,7 @@ from .models import reseed
 
 METRICS = ("accuracy", "precision", "sensitivity", "specificity", "f_measure")
 TIME = "train_time"
+CPU = "train_cpu"  # CPU seconds of the fit's process: on a shared machine, wall time is not
 #: per-subject feature kinds (no fitting) and the one fitted on the training fold
 SUBJECT_KINDS = ("timeseries", "connectivity", "correlation", "partial correlation")
 FOLD_KINDS = ("tangent",)
@@ -146,16 +147,17 @@ class FoldFeatures:
 
 
 def fit_timed(estimator, X, y):
-    """Fit; returns (wall seconds, converged) — converged is False on a ConvergenceWarning."""
+    """Fit; returns (wall seconds, converged, CPU seconds of this process) — converged is
+    False on a ConvergenceWarning."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         estimator.fit(X, y)
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     for w in caught:  # anything else is passed on
         if not issubclass(w.category, ConvergenceWarning):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    return seconds, not any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    return seconds, not any(issubclass(w.category, ConvergenceWarning) for w in caught), cpu
 
 
 def _warm_up_rows(y, train, per_class=WARM_UP_ROWS):
@@ -166,8 +168,58 @@ def _fold_seed(random_state, i):
     return int(np.random.SeedSequence([random_state, i]).generate_state(1)[0])
 
 
+_WARMED = set()  # (model name, feature kind) already warmed up in this process
+
+
+def _one_split(features, kinds, y, models, split, i, random_state, pos_label, warm_up,
+               threads, sites, skip):
+    """Records and predictions of one split (every kind, every model)."""
+    train, test, repeat, fold = split
+    records, predictions = [], []
+    seed = _fold_seed(random_state, i)
+    site = None
+    if sites is not None and len(set(np.asarray(sites)[test])) == 1:
+        site = str(np.asarray(sites)[test][0])
+    with limit_threads(threads):
+        for kind in kinds:
+            X_train, X_test = features.split(kind, train, test)
+            for name, model in models.items():
+                if (name, i) in skip:
+                    continue
+                if warm_up and (name, kind) not in _WARMED:
+                    rows = _warm_up_rows(y[train], np.arange(len(train)))
+                    fit_timed(reseed(clone(model), random_state), X_train[rows], y[train][rows])
+                    _WARMED.add((name, kind))
+                estimator = reseed(clone(model), seed)
+                seconds, converged, cpu = fit_timed(estimator, X_train, y[train])
+                pred = estimator.predict(X_test)
+                predictions.append(((kind, name, repeat), test, pred))
+                scores = classification_report_dict(y[test], pred, pos_label=pos_label)
+                rec = {"features": kind, "model": name, "repeat": repeat, "fold": fold,
+                       **scores, TIME: seconds, CPU: cpu, "converged": converged}
+                penalty = _chosen_penalty(estimator)
+                if penalty is not None:
+                    rec["penalty"] = penalty
+                if site is not None:
+                    rec["site"] = site
+                records.append(rec)
+    return records, predictions
+
+
+def _chosen_penalty(estimator):
+    """The penalty a CV estimator chose (``reg_`` or ``alpha_``), also as a pipeline's last
+    step; None for other estimators."""
+    last = estimator.steps[-1][1] if isinstance(estimator, Pipeline) else estimator
+    for name in ("reg_", "alpha_"):
+        value = getattr(last, name, None)
+        if value is not None:
+            return float(value)
+    return None
+
+
 def run_splits(features, kinds, y, models, splits, random_state=0, *, pos_label=1,
-               warm_up=True, threads=None, progress=True, desc="CV", sites=None):
+               warm_up=True, threads=None, progress=True, desc="CV", sites=None, n_jobs=1,
+               skip=()):
     """Every model on every split and feature kind; returns (records, predictions).
 
     ``features`` is a :class:`FoldFeatures`; each split's features are built once per kind
@@ -175,37 +227,25 @@ def run_splits(features, kinds, y, models, splits, random_state=0, *, pos_label=
     (and ``site``, the test site, when every test fold is one site of ``sites``), the five
     metrics on the test fold, ``train_time`` and ``converged``; ``predictions`` maps
     (features, model, repeat) to the out-of-fold predicted labels (-1 where not tested).
+    With ``n_jobs`` > 1 the splits run in that many processes (each fit still on ``threads``
+    threads); the records are the same, in the same order. ``skip`` holds (model, split
+    index) pairs not run (an expensive model on some splits only).
     """
     y = np.asarray(y)
+    args = (kinds, y, models)
+    tail = (random_state, pos_label, warm_up, threads, sites, set(skip))
+    if n_jobs is not None and n_jobs > 1 and len(splits) > 1:
+        from joblib import Parallel, delayed
+        parts = Parallel(n_jobs=n_jobs)(delayed(_one_split)(features, *args, split, i, *tail)
+                                        for i, split in enumerate(splits))
+    else:
+        parts = [_one_split(features, *args, split, i, *tail) for i, split in enumerate(
+            progress_bar(splits, desc, total=len(splits), enabled=progress))]
     records, predictions = [], {}
-    with limit_threads(threads):
-        if warm_up and splits:
-            rows = _warm_up_rows(y, splits[0][0])
-            for kind in kinds:
-                Xw, _ = features.split(kind, rows, rows[:1])
-                for model in models.values():
-                    fit_timed(reseed(clone(model), random_state), Xw, y[rows])
-        for i, (train, test, repeat, fold) in enumerate(
-                progress_bar(splits, desc, total=len(splits), enabled=progress)):
-            seed = _fold_seed(random_state, i)
-            site = None
-            if sites is not None and len(set(np.asarray(sites)[test])) == 1:
-                site = str(np.asarray(sites)[test][0])
-            for kind in kinds:
-                X_train, X_test = features.split(kind, train, test)
-                for name, model in models.items():
-                    estimator = reseed(clone(model), seed)
-                    seconds, converged = fit_timed(estimator, X_train, y[train])
-                    pred = estimator.predict(X_test)
-                    out = predictions.setdefault((kind, name, repeat),
-                                                 np.full(len(y), -1, dtype=np.int64))
-                    out[test] = pred
-                    scores = classification_report_dict(y[test], pred, pos_label=pos_label)
-                    rec = {"features": kind, "model": name, "repeat": repeat, "fold": fold,
-                           **scores, TIME: seconds, "converged": converged}
-                    if site is not None:
-                        rec["site"] = site
-                    records.append(rec)
+    for recs, preds in parts:
+        records += recs
+        for key, test, pred in preds:
+            predictions.setdefault(key, np.full(len(y), -1, dtype=np.int64))[test] = pred
     return records, predictions
 
 
@@ -263,7 +303,7 @@ def _shuffle_within(y, groups, rng):
 
 
 def permutation_test(features, kind, y, model, splits, n_permutations=100, random_state=0, *,
-                     groups=None, threads=1, progress=True):
+                     groups=None, threads=1, progress=True, n_jobs=1):
     """p-value of a model's cross-validated accuracy against label shuffles.
 
     The labels are permuted within each group (site) ``n_permutations`` times; each permuted
@@ -291,9 +331,67 @@ def permutation_test(features, kind, y, model, splits, n_permutations=100, rando
         return correct / total
 
     observed = accuracy(y)
-    permuted = np.array([accuracy(_shuffle_within(y, groups, rng)) for _ in progress_bar(
-        range(n_permutations), f"permutations {kind}", total=n_permutations,
-        enabled=progress)])
+    shuffled = [_shuffle_within(y, groups, rng) for _ in range(n_permutations)]
+    if n_jobs is not None and n_jobs > 1:
+        from joblib import Parallel, delayed
+        permuted = np.array(Parallel(n_jobs=n_jobs)(delayed(accuracy)(labels)
+                                                    for labels in shuffled))
+    else:
+        permuted = np.array([accuracy(labels) for labels in progress_bar(
+            shuffled, f"permutations {kind}", total=n_permutations, enabled=progress)])
+    pvalue = (1 + int((permuted >= observed).sum())) / (1 + n_permutations)
+    return {"accuracy": observed, "permuted": permuted, "pvalue": pvalue,
+            "n_permutations": int(n_permutations)}
+
+
+def bls_permutation_test(features, kind, y, model, reg, splits, n_permutations=99,
+                         random_state=0, *, groups=None, threads=1, progress=True):
+    """:func:`permutation_test` of a BLS classifier at a fixed penalty ``reg``, exactly, at the
+    cost of one broad layer per split.
+
+    A BLS layer (input scaling, sparse autoencoders, enhancement nodes) is learned without
+    the labels, so each split's layer I (training rows) and I_test is built once; for the
+    observed and every shuffled label vector only the readout is solved, in its dual form
+    β = Iᵀ(IIᵀ + C·I)⁻¹T with the Cholesky factor of IIᵀ + C·I reused (``fastelm.bls``'s
+    readout, docs/algorithms.md §5). Used for BLS-CV with C fixed at the penalty its inner CV
+    chose most often: the per-permutation re-selection of C is left out (documented in the
+    notes), which costs one BLS layer per split instead of one per split, inner split and
+    permutation.
+    """
+    from scipy.linalg import cho_factor, cho_solve
+
+    y = np.asarray(y)
+    groups = np.zeros(len(y)) if groups is None else np.asarray(groups)
+    rng = np.random.default_rng(random_state)
+    folds = []
+    with limit_threads(threads):
+        for i, (train, test, _, _) in enumerate(splits):
+            X_train, X_test = features.split(kind, train, test)
+            est = reseed(clone(model).set_params(reg=reg), _fold_seed(random_state, i))
+            est.fit(X_train, y[train])
+            I_train, I_test = est.broad_features(X_train), est.broad_features(X_test)
+            G = I_train @ I_train.T
+            G[np.diag_indices_from(G)] += reg
+            folds.append((train, test, I_train, I_test, cho_factor(G), est))
+    classes = folds[0][5].classes_
+    reference = folds[0][5].preprocessing == "reference"
+
+    def accuracy(labels):
+        correct = total = 0
+        for train, test, I_train, I_test, factor, _ in folds:
+            T = (labels[train][:, None] == classes[None, :]).astype(np.float64)
+            if reference:
+                T = 2.0 * T - 1.0
+            scores = I_test @ (I_train.T @ cho_solve(factor, T))
+            correct += int((classes[scores.argmax(axis=1)] == labels[test]).sum())
+            total += len(test)
+        return correct / total
+
+    with limit_threads(threads):
+        observed = accuracy(y)
+        permuted = np.array([accuracy(_shuffle_within(y, groups, rng)) for _ in progress_bar(
+            range(n_permutations), f"permutations {kind}", total=n_permutations,
+            enabled=progress)])
     pvalue = (1 + int((permuted >= observed).sum())) / (1 + n_permutations)
     return {"accuracy": observed, "permuted": permuted, "pvalue": pvalue,
             "n_permutations": int(n_permutations)}

@@ -1,5 +1,6 @@
 """The reproduction: data, settings, the run and its command line."""
 import argparse
+import json
 import os
 import re
 import shutil
@@ -10,11 +11,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ...fmri import (ExcludedSubjectsWarning, CroppedSeriesWarning, find_roi_folder,
-                     load_roi_dataset, make_synthetic_abide)
-from .models import FASTELM_MODELS, MODELS, default_models, describe
+from ...fmri import (CroppedSeriesWarning, ExcludedSubjectsWarning, load_roi_dataset,
+                     make_synthetic_abide)
+from .models import FASTELM_MODELS, default_models, describe
 from .outputs import write_outputs
-from .protocol import (KINDS, FoldFeatures, cv_splits, permutation_test, run_splits,
+from .protocol import (KINDS, FoldFeatures, bls_permutation_test, cv_splits, run_splits,
                        site_splits)
 
 FEATURES = ("timeseries", "connectivity")  # what load() and the synthetic runs use
@@ -36,13 +37,14 @@ SETTINGS = {
 #: fold), leave-one-site-out on connectivity features without the DNN (its 18 fits would cost
 #: more than the rest together), and a permutation test of the best fastelm model. quick: 200
 #: subjects drawn stratified by site × diagnosis, 5 folds, the DNN capped at 10 epochs.
+#: ``dnn_folds``: run the DNN on the first k CV folds only (None: all).
 REAL_SETTINGS = {
     "full": dict(n_splits=10, n_repeats=1, dnn_max_iter=200, features=("connectivity",
                  "tangent"), loso_features=("connectivity",), loso_skip=("DNN",),
-                 n_permutations=100, subsample=None, n_jobs=2),
+                 n_permutations=99, subsample=None, n_jobs=2, dnn_folds=None),
     "quick": dict(n_splits=5, n_repeats=1, dnn_max_iter=10, features=("connectivity",),
                   loso_features=("connectivity",), loso_skip=("DNN",), n_permutations=19,
-                  subsample=200),
+                  subsample=200, n_jobs=2, dnn_folds=None),
 }
 
 
@@ -158,6 +160,9 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
     strategy : str, optional
         nilearn layout's ``<strategy>`` folder (e.g. ``filt_noglobal``) when there are several.
 
+    The real-data settings' ``n_jobs`` (2) runs the splits in that many processes, each fit on
+    ``threads`` threads.
+
     Returns
     -------
     dict with ``rows``, ``time_rows``, ``records``, ``checks``, ``meta`` (also ``run.json``),
@@ -210,7 +215,9 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
                 raise ValueError(f"{len(missing)} subject(s) too short for flattened series; "
                                  "drop 'timeseries' from the features")
             matrices["timeseries"] = ts[[pos[s] for s in bunch.subject_ids[keep]]]
-        ff = FoldFeatures([bunch.series[i] for i in keep], matrices, cache_folds=True)
+        needs_series = set(features) - {"connectivity", "timeseries"}
+        ff = FoldFeatures([bunch.series[i] for i in keep] if needs_series else None, matrices,
+                          cache_folds=True)
         n_sites = len(set(site_of))
         data[name] = _data_entry(bunch, y, {})
         data[name]["atlas"] = atlas
@@ -220,23 +227,30 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
                 len(bunch.roi_names) * (len(bunch.roi_names) - 1) // 2)
         splits = cv_splits(y, strata if n_sites > 1 else None, cfg["n_splits"],
                            cfg["n_repeats"], seed)
+        n_jobs = cfg["n_jobs"]
+        skip = [("DNN", i) for i in range(len(splits))
+                if cfg["dnn_folds"] is not None and i >= cfg["dnn_folds"]]
         recs, predictions = run_splits(ff, features, y, models, splits, seed, threads=threads,
-                                       progress=progress, desc=f"{name} CV")
+                                       progress=progress, desc=f"{name} CV", n_jobs=n_jobs,
+                                       skip=skip)
         records = [dict(r, **{"data set": name}) for r in recs]
         if n_sites > 1 and cfg["loso_features"]:
             loso_models = {k: m for k, m in models.items() if k not in cfg["loso_skip"]}
             recs, _ = run_splits(ff, [f for f in cfg["loso_features"]], y, loso_models,
                                  site_splits(site_of), seed, threads=threads,
                                  progress=progress, desc=f"{name} leave-site-out",
-                                 sites=site_of)
+                                 sites=site_of, n_jobs=n_jobs)
             loso_records = [dict(r, **{"data set": name}) for r in recs]
-        best = _best_fastelm(records)
+        extra["penalties"] = _penalty_counts(records)
+        best = _best_fastelm(records, ("BLS", "BLS-CV"))
         if best is not None and cfg["n_permutations"] > 0:
-            kind, model_name, acc = best
-            perm = permutation_test(ff, kind, y, models[model_name], splits,
-                                    cfg["n_permutations"], seed, groups=site_of,
-                                    threads=threads, progress=progress)
-            extra["permutation"] = {"features": kind, "model": model_name,
+            kind, model_name, _ = best
+            bls, reg = _fixed_bls(models[model_name], extra["penalties"].get(
+                f"{model_name} | {kind}"))
+            perm = bls_permutation_test(ff, kind, y, bls, reg, splits, cfg["n_permutations"],
+                                        seed, groups=site_of, threads=threads,
+                                        progress=progress)
+            extra["permutation"] = {"features": kind, "model": model_name, "reg": reg,
                                     "accuracy": perm["accuracy"], "pvalue": perm["pvalue"],
                                     "n_permutations": perm["n_permutations"],
                                     "permuted_mean": float(perm["permuted"].mean()),
@@ -253,11 +267,36 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
     return result
 
 
-def _best_fastelm(records):
-    """(features, model, accuracy) of the fastelm model with the best mean CV accuracy."""
+def _penalty_counts(records):
+    """{'model | features': {penalty: folds}} of the penalties CV estimators chose."""
+    out = {}
+    for r in records:
+        if "penalty" in r:
+            key = f"{r['model']} | {r['features']}"
+            out.setdefault(key, {})
+            out[key][repr(r["penalty"])] = out[key].get(repr(r["penalty"]), 0) + 1
+    return out
+
+
+def _fixed_bls(model, counts):
+    """(BLSClassifier, reg): a BLS model at a fixed penalty — its own reg, or for BLS-CV the
+    penalty chosen in most folds (the smaller on a tie) with BLS-CV's layer parameters."""
+    from ...bls import BLSClassifier
+
+    if isinstance(model, BLSClassifier):
+        return model, float(model.reg)
+    params = {k: v for k, v in model.get_params(deep=False).items()
+              if k in BLSClassifier().get_params()}
+    reg = min(counts, key=lambda r: (-counts[r], float(r)))
+    return BLSClassifier(**params), float(reg)
+
+
+def _best_fastelm(records, models=FASTELM_MODELS):
+    """(features, model, accuracy) of the model of ``models`` with the best mean CV
+    accuracy."""
     means = {}
     for r in records:
-        if r["model"] in FASTELM_MODELS:
+        if r["model"] in models:
             means.setdefault((r["features"], r["model"]), []).append(r["accuracy"])
     if not means:
         return None
@@ -323,15 +362,24 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=1,
                         help="BLAS/OpenMP/Numba threads per fit (default 1; 0 = library "
                              "defaults)")
+    parser.add_argument("--settings", default=None,
+                        help='JSON overrides of the mode\'s settings, e.g. \'{"n_repeats": 2}\'')
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     try:
+        overrides = None
+        if args.settings is not None:
+            try:
+                overrides = json.loads(args.settings)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"--settings: not JSON ({error})") from None
         out = _output_dir(args.out)
         if args.data is not None and not os.path.isdir(args.data):
             raise ValueError(f"--data {args.data}: no such directory")
         result = run(quick=args.quick, out_dir=out, seed=args.seed, data_dir=args.data,
                      progress=not args.no_progress, features=args.features, sites=args.sites,
-                     threads=args.threads or None, atlas=args.atlas, strategy=args.strategy)
+                     threads=args.threads or None, atlas=args.atlas, strategy=args.strategy,
+                     settings=overrides)
     except (ValueError, OSError) as error:
         print(f"bls_fmri: error: {error}", file=sys.stderr)
         return 2
