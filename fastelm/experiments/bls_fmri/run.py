@@ -33,14 +33,16 @@ SETTINGS = {
     "quick": dict(n_subjects=80, n_rois=30, lengths=(60, 90), n_sites=2, effect_size=1.0,
                   n_splits=5, n_repeats=1, dnn_max_iter=10),
 }
-#: real data (``--data``): 10-fold CV on site × diagnosis (tangent features refitted per
-#: fold), leave-one-site-out on connectivity features without the DNN (its 18 fits would cost
-#: more than the rest together), and a permutation test of the best fastelm model. quick: 200
+#: real data (``--data``): 10-fold CV on site × diagnosis on connectivity features (add
+#: ``--features connectivity tangent`` for tangent-space features, refitted per fold: ~100 s of
+#: one core per fold of 764 subjects × 200 ROIs), leave-one-site-out without the DNN (its 18
+#: fits would cost more than the rest together), and a permutation test of the best BLS model
+#: (:func:`protocol.bls_permutation_test`). quick: 200
 #: subjects drawn stratified by site × diagnosis, 5 folds, the DNN capped at 10 epochs.
 #: ``dnn_folds``: run the DNN on the first k CV folds only (None: all).
 REAL_SETTINGS = {
-    "full": dict(n_splits=10, n_repeats=1, dnn_max_iter=200, features=("connectivity",
-                 "tangent"), loso_features=("connectivity",), loso_skip=("DNN",),
+    "full": dict(n_splits=10, n_repeats=1, dnn_max_iter=200, features=("connectivity",),
+                 loso_features=("connectivity",), loso_skip=("DNN",),
                  n_permutations=99, subsample=None, n_jobs=2, dnn_folds=None),
     "quick": dict(n_splits=5, n_repeats=1, dnn_max_iter=10, features=("connectivity",),
                   loso_features=("connectivity",), loso_skip=("DNN",), n_permutations=19,
