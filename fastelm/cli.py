@@ -1,7 +1,7 @@
 """The ``fastelm`` command line (also ``python -m fastelm``).
 
-    fastelm reproduce {fos-elm,bls-fmri,de-elm-ssc,all} [--quick] [--out DIR] [--seed N] [--data DIR]
-        [--fmri-data DIR [--atlas NAME] [--strategy NAME]]
+    fastelm reproduce {fos-elm,bls-fmri,de-elm-ssc,all} [--quick] [--out DIR] [--seed N]
+        [--data DIR] [--fmri-data DIR [--atlas NAME] [--strategy NAME]]
     fastelm datasets [--data DIR]
     fastelm bench [--quick] [--out FILE]
     fastelm demo [--data DIR]

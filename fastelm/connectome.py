@@ -304,4 +304,6 @@ class ConnectomeTransformer(TransformerMixin, BaseEstimator):
         """fit then transform, computing each subject's covariance once."""
         C = self._matrices(X)
         self._fit(C)
-        return _lower(_log_whitened(C, self.whitening_, n_jobs=self.n_jobs) if self.kind == "tangent" else C)
+        if self.kind == "tangent":
+            C = _log_whitened(C, self.whitening_, n_jobs=self.n_jobs)
+        return _lower(C)

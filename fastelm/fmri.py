@@ -502,8 +502,8 @@ def load_roi_dataset(
     so that one short outlier cannot crop everybody, so are series shorter than
     MIN_LENGTH_FRACTION of the median length, and the others are cropped to a common length
     (``length``, or the shortest kept series, with a :class:`CroppedSeriesWarning` when that
-    is below ``CROP_WARN_FRACTION`` (2/3) of the median). Connectivity features use every subject's whole
-    series.
+    is below ``CROP_WARN_FRACTION`` (2/3) of the median). Connectivity features use every
+    subject's whole series.
 
     Parameters
     ----------

@@ -246,8 +246,9 @@ def plot_per_site(site_rows, path, models):
         ax.set_xticklabels([f"{s}\n({n[s]})" for s in sites], fontsize=7)
         ax.set_ylim(0, 1)
         ax.set_ylabel("accuracy")
-        ax.set_title(f"CV accuracy per site (out-of-fold), {kind}", fontsize=10)
-    axes[0, 0].legend(fontsize=7, ncol=min(len(models), 4), loc="lower right")
+        ax.set_title(f"CV accuracy per site (out-of-fold), {kind}", fontsize=10, pad=22)
+    axes[0, 0].legend(fontsize=7, ncol=len(models), loc="lower center",
+                      bbox_to_anchor=(0.5, 1.08), frameon=False)
     fig.tight_layout()
     fig.savefig(path, dpi=110, metadata={"Software": None})
     plt.close(fig)
@@ -298,6 +299,9 @@ def notes_text(table, checks, records, meta, *, loso_rows=(), loso_table=None, t
     apart from the training times quoted for real data)."""
     cfg, seed, data, models = meta["settings"], meta["seed"], meta["data"], meta["models"]
     lines = ["# BLS for fMRI classification (Liu & Ji 2021) — reproduction notes", ""]
+    if meta.get("completed"):
+        lines += [f"**Partial results: only the {meta['completed']} stage(s) had finished when "
+                  "these outputs were written.**", ""]
     mode = "quick" if meta["quick"] else "full"
     lines += [f"Mode: {mode}; seed {seed}; {cfg['n_splits']}-fold stratified cross-validation "
               f"× {cfg['n_repeats']} repeat(s) (RepeatedStratifiedKFold, folds stratified on "
@@ -320,12 +324,19 @@ def notes_text(table, checks, records, meta, *, loso_rows=(), loso_table=None, t
         excluded = f"; {d['excluded']} subject(s) excluded" if d["excluded"] else ""
         if d.get("missing"):
             excluded += f"; {d['missing']} phenotype row(s) without a file"
-        lines.append(f"- {name}: {d['subjects']} subjects ({d['patients']} patients), "
-                     f"{d['sites']} site(s), {d['rois']} ROIs × {d['length']} time points; "
-                     f"{feats}{excluded}")
+        if meta["data_dir"] is None:
+            shape = f"{d['rois']} ROIs × {d['length']} time points"
+        else:
+            low, mid, high = d["lengths"]
+            shape = (f"{d['rois']} ROIs, series of {low}-{high} time points (median {mid}), "
+                     "each used whole")
+        of = (f" (a subsample, stratified by site × diagnosis, of {d['of_subjects']})"
+              if d.get("of_subjects", d["subjects"]) > d["subjects"] else "")
+        lines.append(f"- {name}: {d['subjects']} subjects{of} ({d['patients']} patients), "
+                     f"{d['sites']} site(s), {shape}; {feats}{excluded}")
     lines += ["", "Models (every random_state is set per fold):"] + _model_lines(meta)
     lines += ["", "## Results", "", table, "",
-              "Training times are in `timings.md` (wall clock, machine dependent; "
+              "Training times are in `timings.md` (wall clock and CPU time, machine dependent; "
               + (f"every fit limited to {meta['threads']} BLAS/Numba thread(s)"
                  if meta.get("threads") else "library default threads")
               + ") and in `accuracy_vs_time.png` (the paper's Fig. 4).", "",

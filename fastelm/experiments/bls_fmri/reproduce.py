@@ -121,9 +121,13 @@ def _subsample(strata, n, seed):
     return np.sort(idx)
 
 
-def _data_entry(bunch, y, features):
+def _data_entry(bunch, y, features, keep=None):
+    lengths = bunch.lengths if keep is None else bunch.lengths[keep]
     return {"subjects": int(len(y)), "patients": int(y.sum()),
-            "sites": len(set(bunch.sites)), "length": int(bunch.length),
+            "of_subjects": int(len(bunch.target)),
+            "lengths": [int(lengths.min()), int(np.median(lengths)), int(lengths.max())],
+            "sites": len(set(bunch.sites if keep is None else bunch.sites[keep])),
+            "length": int(bunch.length),
             "rois": len(bunch.roi_names), "excluded": len(bunch.excluded),
             "missing": len(getattr(bunch, "missing", [])), "features": features}
 
@@ -186,6 +190,15 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
     os.makedirs(out_dir, exist_ok=True)
     records, loso_records, data, predictions = [], [], {}, {}
     extra = {}
+
+    def _meta():
+        return {"quick": bool(quick), "seed": seed, "settings": cfg, "data": data,
+                "data_dir": None if data_dir is None else str(data_dir),
+                "sites": None if sites is None else list(sites), "models": list(models),
+                "descriptions": {name: describe(m) for name, m in models.items()},
+                "threads": threads, "atlas": atlas, "strategy": strategy, **extra,
+                "seconds": time.perf_counter() - start_all}
+
     if not real:
         directories = make_synthetic(os.path.join(out_dir, "synthetic"), cfg, seed)
         for name, directory in directories.items():
@@ -221,7 +234,7 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
         ff = FoldFeatures([bunch.series[i] for i in keep] if needs_series else None, matrices,
                           cache_folds=True)
         n_sites = len(set(site_of))
-        data[name] = _data_entry(bunch, y, {})
+        data[name] = _data_entry(bunch, y, {}, keep)
         data[name]["atlas"] = atlas
         for feat in features:
             data[name]["features"][feat] = int(ff.split(feat, np.arange(2), np.arange(2))[0]
@@ -236,6 +249,14 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
                                        progress=progress, desc=f"{name} CV", n_jobs=n_jobs,
                                        skip=skip)
         records = [dict(r, **{"data set": name}) for r in recs]
+        extra["penalties"] = _penalty_counts(records)
+        extra["site_accuracy"] = _site_accuracy(predictions, y, site_of)
+
+        def checkpoint(stage):  # outputs so far, so that a long run leaves results early
+            extra["completed"] = stage
+            write_outputs(out_dir, records, _meta(), loso_records)
+
+        checkpoint("cross-validation")
         if n_sites > 1 and cfg["loso_features"]:
             loso_models = {k: m for k, m in models.items() if k not in cfg["loso_skip"]}
             recs, _ = run_splits(ff, [f for f in cfg["loso_features"]], y, loso_models,
@@ -243,7 +264,7 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
                                  progress=progress, desc=f"{name} leave-site-out",
                                  sites=site_of, n_jobs=n_jobs)
             loso_records = [dict(r, **{"data set": name}) for r in recs]
-        extra["penalties"] = _penalty_counts(records)
+            checkpoint("cross-validation, leave-site-out")
         best = _best_fastelm(records, ("BLS", "BLS-CV"))
         if best is not None and cfg["n_permutations"] > 0:
             kind, model_name, _ = best
@@ -257,14 +278,8 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
                                     "n_permutations": perm["n_permutations"],
                                     "permuted_mean": float(perm["permuted"].mean()),
                                     "permuted_max": float(perm["permuted"].max())}
-        extra["site_accuracy"] = _site_accuracy(predictions, y, site_of)
-    meta = {"quick": bool(quick), "seed": seed, "settings": cfg, "data": data,
-            "data_dir": None if data_dir is None else str(data_dir),
-            "sites": None if sites is None else list(sites), "models": list(models),
-            "descriptions": {name: describe(m) for name, m in models.items()},
-            "threads": threads, "atlas": atlas, "strategy": strategy, **extra,
-            "seconds": time.perf_counter() - start_all}
-    result = write_outputs(out_dir, records, meta, loso_records)
+        extra.pop("completed", None)
+    result = write_outputs(out_dir, records, _meta(), loso_records)
     result["seconds"] = time.perf_counter() - start_all
     return result
 
