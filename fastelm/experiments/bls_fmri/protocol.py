@@ -188,7 +188,11 @@ def _one_split(features, kinds, y, models, split, i, random_state, pos_label, wa
                     continue
                 if warm_up and (name, kind) not in _WARMED:
                     rows = _warm_up_rows(y[train], np.arange(len(train)))
-                    fit_timed(reseed(clone(model), random_state), X_train[rows], y[train][rows])
+                    try:  # best effort: a model may need more rows (PCA of 300 components)
+                        fit_timed(reseed(clone(model), random_state), X_train[rows],
+                                  y[train][rows])
+                    except ValueError:
+                        pass
                     _WARMED.add((name, kind))
                 estimator = reseed(clone(model), seed)
                 seconds, converged, cpu = fit_timed(estimator, X_train, y[train])
