@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 
-from ..report import summarize, write_table
+from ..common import summarize, write_table
 from .models import FASTELM_MODELS, MODELS, WHY
 from .protocol import CPU, METRICS, TIME
 

@@ -28,20 +28,17 @@ Permutation test (:func:`permutation_test`)
 """
 import time
 import warnings
-from contextlib import contextmanager
-
-import numba
 import numpy as np
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import LeaveOneGroupOut, RepeatedStratifiedKFold
 from sklearn.pipeline import Pipeline
-from threadpoolctl import threadpool_limits
 
 from ...connectome import ConnectomeTransformer
 from ...fmri import connectivity_features
 from ...metrics import classification_report_dict
-from ..report import progress as progress_bar
+from ..common import limit_threads
+from ..common import progress as progress_bar
 from .models import reseed
 
 METRICS = ("accuracy", "precision", "sensitivity", "specificity", "f_measure")
@@ -52,21 +49,6 @@ SUBJECT_KINDS = ("timeseries", "connectivity", "correlation", "partial correlati
 FOLD_KINDS = ("tangent",)
 KINDS = SUBJECT_KINDS + FOLD_KINDS
 WARM_UP_ROWS = 10  # per class
-
-
-@contextmanager
-def limit_threads(threads):
-    """Run BLAS/OpenMP (threadpoolctl) and Numba on at most ``threads`` threads (None: as is)."""
-    if threads is None:
-        yield
-        return
-    before = numba.get_num_threads()
-    with threadpool_limits(limits=int(threads)):
-        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
-        try:
-            yield
-        finally:
-            numba.set_num_threads(before)
 
 
 def connectome_pipeline(kind, classifier):
