@@ -9,6 +9,7 @@ strong linear baseline of the connectome literature (Dadi et al., NeuroImage 201
 import re
 
 import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.decomposition import PCA
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
@@ -63,6 +64,27 @@ def _as_float32(X):
     return np.asarray(X, dtype=np.float32)
 
 
+class TopComponents(TransformerMixin, BaseEstimator):
+    """``PCA(n_components, svd_solver='randomized')`` with the number of components capped at
+    the training rows minus one (a quick run's folds have fewer rows than 300)."""
+
+    def __init__(self, n_components=ELM_CV_PCA, random_state=None):
+        self.n_components = n_components
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        self.fit_transform(X)
+        return self
+
+    def fit_transform(self, X, y=None):
+        k = min(self.n_components, X.shape[0] - 1, X.shape[1])
+        self.pca_ = PCA(n_components=k, svd_solver="randomized", random_state=self.random_state)
+        return self.pca_.fit_transform(X)
+
+    def transform(self, X):
+        return self.pca_.transform(X)
+
+
 def cv_estimators():
     """(BLSClassifierCV, ELMClassifierCV) from ``fastelm.model_selection``, or (None, None)
     while that module is not installed."""
@@ -102,7 +124,7 @@ def default_models(dnn_max_iter=200, bls_params=None, extended=False):
         params = {k: v for k, v in bls.items() if k != "reg"}
         extra["BLS-CV"] = bls_cv(regs=BLS_CV_REGS, cv=INNER_FOLDS, **params)
         extra["ELM-CV"] = make_pipeline(
-            StandardScaler(), PCA(n_components=ELM_CV_PCA, svd_solver="randomized"),
+            StandardScaler(), TopComponents(ELM_CV_PCA),
             elm_cv(n_hidden=ELM_CV_HIDDEN, alphas=ELM_CV_ALPHAS, direct_links=[False, True],
                    cv=INNER_FOLDS))
     extra["logistic l2"] = make_pipeline(StandardScaler(),
