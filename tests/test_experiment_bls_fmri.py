@@ -440,3 +440,16 @@ def test_bls_permutation_test_equals_refitting_bls(tmp_path):
     assert fast["accuracy"] == slow["accuracy"]
     np.testing.assert_array_equal(fast["permuted"], slow["permuted"])
     assert fast["pvalue"] == slow["pvalue"]
+
+
+def test_extended_models_fit_small_folds():
+    """Real-data models: BLS-CV and ELM-CV (penalty chosen inside the fold; ELM-CV on at most
+    300 principal components, fewer when the fold has fewer rows) and the l2 baseline."""
+    models = exp.default_models(dnn_max_iter=3, extended=True)
+    assert list(models) == ["BLS", "BLS-CV", "ELM-CV", "linear SVM", "RF", "KNN", "DNN",
+                            "logistic l2"]
+    X, y = _blobs(n=60, d=40)
+    for name in ("BLS-CV", "ELM-CV", "logistic l2"):
+        model = exp.reseed(models[name], 0).fit(X, y)
+        assert model.score(X, y) > 0.9, name
+    assert models["ELM-CV"][1].pca_.n_components_ == 40
