@@ -297,7 +297,9 @@ def notes_text(table, checks, records, meta, *, loso_rows=(), loso_table=None, t
                rows=()):
     """notes.md: settings, the table, the chance checks and what they say (deterministic
     apart from the training times quoted for real data)."""
-    cfg, seed, data, models = meta["settings"], meta["seed"], meta["data"], meta["models"]
+    cfg, seed, data = meta["settings"], meta["seed"], meta["data"]
+    ran = {r["model"] for r in records}
+    models = [m for m in meta["models"] if m in ran]  # a model may be left out of a run
     lines = ["# BLS for fMRI classification (Liu & Ji 2021) — reproduction notes", ""]
     if meta.get("completed"):
         lines += [f"**Partial results: only the {meta['completed']} stage(s) had finished when "
