@@ -242,3 +242,27 @@ def test_bad_input_names_the_parameter(abide):
         cnn().fit(X[:, :-1], y)
     with pytest.raises(ValueError, match="n_phenotypes"):
         gcn(n_phenotypes=X.shape[1]).fit(X, y)
+
+
+def test_reproduction_fold_loop_never_gives_test_labels(abide):
+    """Through the reproduction's fold loop (``bls_fmri.protocol.run_splits`` and its
+    ``fold_inputs`` hook): the deep models' test predictions do not change when the test
+    subjects' labels are flipped in the data set."""
+    protocol = pytest.importorskip("fastelm.experiments.bls_fmri.protocol")
+    X, y, Xg, strata = abide["effect"]
+    P = Xg[:, :2]
+    features = protocol.FoldFeatures(None, {"connectivity": X}, phenotypes=P)
+    train, test, _, _ = protocol.cv_splits(y, strata, 4, 1, 0)[0]
+    flipped = y.copy()
+    flipped[test] = 1 - flipped[test]
+    models = deep_models(quick=True)
+    out = []
+    for labels in (y, flipped):
+        records, predictions = protocol.run_splits(features, ["connectivity"], labels, models,
+                                                   [(train, test, 0, 0)], 0, threads=1,
+                                                   progress=False, warm_up=False)
+        assert all(r["train_cpu"] > 0 for r in records)
+        out.append(predictions)
+    for name in models:
+        key = ("connectivity", name, 0)
+        np.testing.assert_array_equal(out[0][key], out[1][key])

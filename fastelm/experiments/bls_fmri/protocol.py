@@ -88,13 +88,14 @@ class FoldFeatures:
         by the permutation test.
     """
 
-    def __init__(self, series=None, matrices=None, cache_folds=False):
+    def __init__(self, series=None, matrices=None, cache_folds=False, phenotypes=None):
         self.series = None
         if series is not None:
             self.series = np.empty(len(series), dtype=object)
             self.series[:] = list(series)
         self.matrices = dict(matrices or {})
         self.cache_folds = cache_folds
+        self.phenotypes = None if phenotypes is None else np.asarray(phenotypes, float)
         self._folds = {}
 
     def subject_matrix(self, kind):
@@ -142,6 +143,18 @@ def fit_timed(estimator, X, y):
     return seconds, not any(issubclass(w.category, ConvergenceWarning) for w in caught), cpu
 
 
+def model_inputs(estimator, features, kind, train, test, X_train, X_test):
+    """One model's inputs of a fold: (X_train, X_test), except for a model with a
+    ``fold_inputs`` hook (the deep comparators of ``fastelm.experiments.deep``: the CNN takes
+    the triangle order of ``kind``, the GCN the site and sex columns ``features.phenotypes``
+    of the fold's subjects)."""
+    if not hasattr(estimator, "fold_inputs"):
+        return X_train, X_test
+    P = features.phenotypes
+    return estimator.fold_inputs(kind, X_train, X_test,
+                                 None if P is None else (P[train], P[test]))
+
+
 def _warm_up_rows(y, train, per_class=WARM_UP_ROWS):
     return np.concatenate([train[y[train] == c][:per_class] for c in np.unique(y[train])])
 
@@ -177,8 +190,13 @@ def _one_split(features, kinds, y, models, split, i, random_state, pos_label, wa
                         pass
                     _WARMED.add((name, kind))
                 estimator = reseed(clone(model), seed)
-                seconds, converged, cpu = fit_timed(estimator, X_train, y[train])
-                pred = estimator.predict(X_test)
+                X_fit, X_eval = model_inputs(estimator, features, kind, train, test, X_train,
+                                             X_test)
+                seconds, converged, cpu = fit_timed(estimator, X_fit, y[train])
+                pred = estimator.predict(X_eval)
+                # a transductive model (the population GCN) trains in predict: time it too
+                seconds += getattr(estimator, "transductive_time_", 0.0)
+                cpu += getattr(estimator, "transductive_cpu_", 0.0)
                 predictions.append(((kind, name, repeat), test, pred))
                 scores = classification_report_dict(y[test], pred, pos_label=pos_label)
                 rec = {"features": kind, "model": name, "repeat": repeat, "fold": fold,
