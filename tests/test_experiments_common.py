@@ -93,3 +93,19 @@ def test_limit_threads_restores_numba_and_blas():
     assert numba.get_num_threads() == before
     with limit_threads(None):
         assert numba.get_num_threads() == before
+
+
+def test_reproductions_use_only_public_estimator_api():
+    """No ``obj._private`` access in the FOS-ELM and DE-ELM-SSC packages (their own module-level
+    helpers, called by name, are fine)."""
+    import ast
+    from pathlib import Path
+
+    import fastelm.experiments as experiments
+
+    root = Path(experiments.__file__).parent
+    for path in [root / "common.py", *root.glob("fos_elm/*.py"), *root.glob("de_elm_ssc/*.py")]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_") \
+                    and not node.attr.startswith("__"):
+                assert False, f"{path.name}:{node.lineno} uses .{node.attr}"
