@@ -27,6 +27,7 @@ from sklearn.utils.validation import check_is_fitted, check_X_y, column_or_1d, v
 from ._base import check_positive_int
 from ._hidden import check_generator
 from ._targets import one_hot
+from ._validation import NONNEGATIVE_INT, POSITIVE_INT, RANDOM_STATE, StrOptions
 from .evolution import (STRATEGIES, DEELMClassifier, StrategySelection, scaling_factor,
                         select_strategy, split_indices)
 from .semi_supervised import TriTrainingClassifier, encode_labelled
@@ -140,6 +141,15 @@ class DEELMSSC(ClassifierMixin, BaseEstimator):
     #: the strategies strategy='auto' may choose from (one: no vote)
     strategies = ("rand/1", "best/1", "best/2")
 
+    _parameter_constraints = {
+        "estimator": [DEELMClassifier, None],
+        "strategy": [StrOptions({"auto", *STRATEGIES})],
+        "n_selection_repeats": POSITIVE_INT,
+        "max_iter": NONNEGATIVE_INT,
+        "unlabeled": "no_validation",
+        "random_state": RANDOM_STATE,
+    }
+
     def __init__(self, estimator=None, *, strategy="auto", n_selection_repeats=125,
                  max_iter=100, unlabeled=-1, random_state=None):
         self.estimator = estimator
@@ -153,24 +163,27 @@ class DEELMSSC(ClassifierMixin, BaseEstimator):
         """The unfitted base learner: a clone of ``estimator``, or the preset DE-ELM."""
         if self.estimator is None:
             return DEELMClassifier(**self.preset)
-        if not isinstance(self.estimator, DEELMClassifier):
-            raise ValueError(f"estimator must be a DEELMClassifier, got {self.estimator!r}")
         return clone(self.estimator)
-
-    def _check_strategy(self):
-        strategy = self.strategy
-        if not isinstance(strategy, str) or strategy not in ("auto",) + tuple(STRATEGIES):
-            raise ValueError(f"strategy={strategy!r} is not 'auto' or one of {list(STRATEGIES)}")
-        if strategy == "auto" and len(self.strategies) > 1:
-            check_positive_int(self.n_selection_repeats, "n_selection_repeats")
-        return strategy
 
     def vote_strategy(self, X, y, random_state=None):
         """The paper's strategy vote (Algorithm 1) for this estimator's base learner on (X, y).
 
-        ``n_selection_repeats`` random halvings of the labelled rows (X, y) into L and V, one
-        DE-ELM per candidate in ``strategies`` on each; see
-        :func:`fastelm.evolution.select_strategy`. Returns a ``StrategySelection``.
+        ``n_selection_repeats`` random halvings of the labelled rows into L and V, one DE-ELM per
+        candidate in ``strategies`` on each (see :func:`fastelm.evolution.select_strategy`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Labelled rows D.
+        y : array-like of shape (n_samples,)
+            Their labels.
+        random_state : int, numpy Generator or None
+            Seeds the vote (None: ``self.random_state``).
+
+        Returns
+        -------
+        selection : StrategySelection
+            The winner, votes and RMSE sums.
         """
         return select_strategy(X, y, n_repeats=self.n_selection_repeats,
                                estimator=self.base_learner(), strategies=self.strategies,
@@ -201,9 +214,26 @@ class DEELMSSC(ClassifierMixin, BaseEstimator):
         return X_D, codes, X_V, codes_V, X_U
 
     def fit(self, X, y, X_val=None, y_val=None):
-        """Vote the DE strategy (if 'auto'), then Tri-train DE-ELMs on L ∪ U, scored on V."""
-        strategy = self._check_strategy()
-        base = self.base_learner()
+        """Vote the DE strategy (if 'auto'), then Tri-train DE-ELMs on L ∪ U, scored on V.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Labelled and unlabelled rows.
+        y : array-like of shape (n_samples,)
+            Labels; rows equal to ``unlabeled`` form U, the others the labelled set D.
+        X_val : array-like of shape (n_val, n_features), optional
+            The validation set V; without it V is split off D.
+        y_val : array-like of shape (n_val,), optional
+            Labels of V (among those of D).
+
+        Returns
+        -------
+        self : DEELMSSC
+            The fitted model.
+        """
+        self._validate_params()
+        strategy, base = self.strategy, self.base_learner()
         X, y = validate_data(self, X, y, dtype=np.float64)
         y = column_or_1d(y, warn=True)
         rng = check_generator(self.random_state)
@@ -242,13 +272,34 @@ class DEELMSSC(ClassifierMixin, BaseEstimator):
         return validate_data(self, X, reset=False, dtype=np.float64)
 
     def predict_proba(self, X):
-        """Tri-training's vote-based probabilities (argmax = ``predict``); see
-        :meth:`TriTrainingClassifier.predict_proba`."""
+        """Tri-training's vote-based class probabilities.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Rows to classify.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            :meth:`TriTrainingClassifier.predict_proba`; argmax is ``predict``.
+        """
         X = self._checked(X)
         return self.tri_training_.predict_proba(X)
 
     def predict(self, X):
-        """Majority vote of the three DE-ELMs (:meth:`TriTrainingClassifier.predict`)."""
+        """Majority vote of the three DE-ELMs.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Rows to classify.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Predicted labels, from ``classes_``.
+        """
         X = self._checked(X)
         return self.classes_[self.tri_training_.predict(X)]
 
@@ -262,9 +313,24 @@ class DEELMSSCPlus(DEELMSSC):
     """DE-ELM-SSC+: DE-ELM-SSC whose base learners use the nonlinear scaling-factor schedule
     F(t) = Fmax − (Fmax − Fmin)(e^{t/T} − 1)/(e − 1).
 
-    The parameters, attributes and ``fit`` are those of :class:`DEELMSSC`; only the preset of
-    the base learner differs: ``f_schedule='nonlinear'`` with Fmin = 0.2, Fmax = 0.6 (the
-    paper's example 2; it picks them per data set by validation accuracy, :func:`grid_search_f`).
+    Attributes and ``fit`` are those of :class:`DEELMSSC`; only the preset of the base learner
+    differs: ``f_schedule='nonlinear'`` with Fmin = 0.2, Fmax = 0.6 (the paper's example 2; it
+    picks them per data set by validation accuracy, :func:`grid_search_f`).
+
+    Parameters
+    ----------
+    estimator : DEELMClassifier or None
+        The base learner; None: ``DEELMClassifier(**preset)``.
+    strategy : {'auto', 'rand/1', 'best/1', 'best/2'}, default='auto'
+        'auto': the vote over rand/1, best/1 and best/2; a name skips the vote.
+    n_selection_repeats : int, default=125
+        Repetitions of the vote.
+    max_iter : int, default=100
+        Cap on Tri-training rounds.
+    unlabeled : scalar, default=-1
+        The label marking unlabelled rows in ``y``.
+    random_state : int, numpy Generator or None
+        Seeds the fit (as in :class:`DEELMSSC`).
 
     Examples
     --------
@@ -282,8 +348,23 @@ class DEELMSSCPlus(DEELMSSC):
 class TriDEELM(DEELMSSC):
     """Tri-DE-ELM, the paper's baseline: Tri-training of DE-ELMs with DE rand/1 and F = 1.
 
-    The parameters, attributes and ``fit`` are those of :class:`DEELMSSC`, with rand/1 the only
-    strategy 'auto' chooses (no vote); a named ``strategy`` replaces it.
+    Attributes and ``fit`` are those of :class:`DEELMSSC`, with rand/1 the only strategy 'auto'
+    chooses (no vote); a named ``strategy`` replaces it.
+
+    Parameters
+    ----------
+    estimator : DEELMClassifier or None
+        The base learner; None: ``DEELMClassifier(**preset)``.
+    strategy : {'auto', 'rand/1', 'best/1', 'best/2'}, default='auto'
+        'auto': rand/1, without a vote; a name skips the vote.
+    n_selection_repeats : int, default=125
+        Repetitions of the vote.
+    max_iter : int, default=100
+        Cap on Tri-training rounds.
+    unlabeled : scalar, default=-1
+        The label marking unlabelled rows in ``y``.
+    random_state : int, numpy Generator or None
+        Seeds the fit (as in :class:`DEELMSSC`).
 
     Examples
     --------
@@ -303,13 +384,19 @@ class TriDEELM(DEELMSSC):
 class FGridSearch:
     """Outcome of :func:`grid_search_f`.
 
-    records : one dict per (f_min, f_max, run): validation_accuracy, test_accuracy (NaN without
-        test data)
-    table : one dict per (f_min, f_max): their means over the runs, and ``runs``
-    best_f_min, best_f_max : the pair of highest mean validation accuracy (ties: the first in
-        the grid order, f_min then f_max ascending)
-    strategy : the DE strategy used throughout
-    strategy_selection : StrategySelection when it was voted here, else None
+    Parameters
+    ----------
+    records : list of dict
+        One per (f_min, f_max, run): validation_accuracy, test_accuracy (NaN without test data).
+    table : list of dict
+        One per (f_min, f_max): their means over the runs, and ``runs``.
+    best_f_min, best_f_max : float
+        The pair of highest mean validation accuracy (ties: the first in the grid order, f_min
+        then f_max ascending).
+    strategy : str
+        The DE strategy used throughout.
+    strategy_selection : StrategySelection or None
+        The vote when it was held here.
     """
     records: list
     table: list
@@ -360,7 +447,8 @@ def grid_search_f(estimator, X, y, X_val, y_val, X_test=None, y_test=None, *, va
     rng = check_generator(estimator.random_state if random_state is None else random_state)
     est = clone(estimator).set_params(estimator=base)
     selection = None
-    if est._check_strategy() == "auto" and len(est.strategies) > 1:
+    est._validate_params()
+    if est.strategy == "auto" and len(est.strategies) > 1:
         X_D, y_D = check_X_y(X, y, dtype=np.float64)
         unlabelled, _, _ = encode_labelled(y_D, est.unlabeled, type(est).__name__)
         X_V, y_V = check_X_y(X_val, y_val, dtype=np.float64)

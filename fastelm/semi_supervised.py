@@ -16,11 +16,13 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_classifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._hidden import check_generator
 from ._targets import check_two_classes
+from ._validation import NONNEGATIVE_INT, RANDOM_STATE
 
 __all__ = ["TriTrainingClassifier", "encode_labelled"]
 
@@ -271,6 +273,13 @@ class TriTrainingClassifier(ClassifierMixin, BaseEstimator):
     IEEE Transactions on Knowledge and Data Engineering 17(11), 1529–1541.
     """
 
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "predict"]), list, tuple, None],
+        "random_state": RANDOM_STATE,
+        "max_iter": NONNEGATIVE_INT,
+        "unlabeled": "no_validation",
+    }
+
     def __init__(self, estimator=None, random_state=None, max_iter=100, unlabeled=-1):
         self.estimator = estimator
         self.random_state = random_state
@@ -294,16 +303,23 @@ class TriTrainingClassifier(ClassifierMixin, BaseEstimator):
                                  f"with _estimator_type 'classifier'), got {b!r}")
         return bases
 
-    def _check_max_iter(self):
-        max_iter = self.max_iter
-        if not isinstance(max_iter, (numbers.Integral, np.integer)) or isinstance(max_iter, bool) \
-                or max_iter < 0:
-            raise ValueError(f"max_iter must be an integer >= 0, got {max_iter!r}")
-        return int(max_iter)
-
     def fit(self, X, y):
-        """Tri-train on (X, y); rows of y equal to ``unlabeled`` form the unlabelled set U."""
-        max_iter = self._check_max_iter()
+        """Tri-train on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Labelled and unlabelled rows.
+        y : array-like of shape (n_samples,)
+            Labels; rows equal to ``unlabeled`` form the unlabelled set U, the others L.
+
+        Returns
+        -------
+        self : TriTrainingClassifier
+            The fitted ensemble.
+        """
+        self._validate_params()
+        max_iter = int(self.max_iter)
         bases = self._bases()
         X, y = validate_data(self, X, y)
         unlabelled, self.classes_, y_L = encode_labelled(y, self.unlabeled, type(self).__name__)
@@ -387,11 +403,33 @@ class TriTrainingClassifier(ClassifierMixin, BaseEstimator):
         return votes, mean_proba / len(self.estimators_)
 
     def predict_proba(self, X):
-        """0.8 × vote shares + 0.2 × mean learner probability; argmax is ``predict``."""
+        """Class probabilities: 0.8 × vote shares + 0.2 × mean learner probability.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Rows to classify.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Rows sum to one; their argmax is ``predict``.
+        """
         return _combine_votes(*self._votes_and_proba(X))
 
     def predict(self, X):
-        """Majority vote of the three learners (ties: highest mean probability, then first)."""
+        """Majority vote of the three learners (ties: highest mean probability, then first).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Rows to classify.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Predicted labels, from ``classes_``.
+        """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
