@@ -1,4 +1,4 @@
-"""The BLS-fMRI reproduction (seed paper 000): the CV protocol, the outputs, and the 'done when'
+"""The BLS-fMRI reproduction (Liu & Ji 2021): the CV protocol, the outputs, and the 'done when'
 checks on generated subjects (a real group effect is found, no effect gives chance)."""
 import csv
 import os
