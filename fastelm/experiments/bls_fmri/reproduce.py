@@ -134,7 +134,7 @@ def _data_entry(bunch, y, features, keep=None):
 
 def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress=True, *,
         features=None, sites=None, settings=None, models=None, threads=1, atlas=None,
-        strategy=None, deep=False):
+        strategy=None):
     """Run the comparison and write its tables, plots and notes to ``out_dir``.
 
     Parameters
@@ -187,12 +187,6 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
         raise ValueError(f"features must be a non-empty subset of {known}, got {features}")
     if models is None:
         models = default_models(cfg["dnn_max_iter"], cfg.get("bls_params"), extended=real)
-    if deep:  # the CCNN and GCN of fastelm.experiments.deep (extra [deep]), real data only
-        from ..deep import DEEP_MODELS, deep_models
-        if not real:
-            raise ValueError("deep=True needs real data (connectome features)")
-        models = {**models, **deep_models(quick)}
-        cfg["loso_skip"] = tuple(cfg["loso_skip"]) + DEEP_MODELS
     os.makedirs(out_dir, exist_ok=True)
     records, loso_records, data, predictions = [], [], {}, {}
     extra = {}
@@ -238,7 +232,7 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
             matrices["timeseries"] = ts[[pos[s] for s in bunch.subject_ids[keep]]]
         needs_series = set(features) - {"connectivity", "timeseries"}
         ff = FoldFeatures([bunch.series[i] for i in keep] if needs_series else None, matrices,
-                          cache_folds=True, phenotypes=_phenotypes(bunch, keep))
+                          cache_folds=True)
         n_sites = len(set(site_of))
         data[name] = _data_entry(bunch, y, {}, keep)
         data[name]["atlas"] = atlas
@@ -314,13 +308,6 @@ def _fixed_bls(model, counts):
     return BLSClassifier(**params), float(reg)
 
 
-def _phenotypes(bunch, keep):
-    """(site code, sex) of the kept subjects: the population GCN's graph (--deep)."""
-    site = np.unique(bunch.sites, return_inverse=True)[1][keep]
-    sex = np.asarray(bunch.phenotype.get("SEX", np.zeros(len(bunch.sites))), dtype=float)[keep]
-    return np.column_stack([site, sex])
-
-
 def _best_fastelm(records, models=FASTELM_MODELS):
     """(features, model, accuracy) of the model of ``models`` with the best mean CV
     accuracy."""
@@ -394,9 +381,6 @@ def main(argv=None):
                              "defaults)")
     parser.add_argument("--settings", default=None,
                         help='JSON overrides of the mode\'s settings, e.g. \'{"n_repeats": 2}\'')
-    parser.add_argument("--deep", action="store_true",
-                        help="real data: add the CCNN and GCN of fastelm.experiments.deep "
-                             "(pip install 'fastelm[deep]'); not in leave-site-out")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     try:
@@ -412,7 +396,7 @@ def main(argv=None):
         result = run(quick=args.quick, out_dir=out, seed=args.seed, data_dir=args.data,
                      progress=not args.no_progress, features=args.features, sites=args.sites,
                      threads=args.threads or None, atlas=args.atlas, strategy=args.strategy,
-                     settings=overrides, deep=args.deep)
+                     settings=overrides)
     except (ValueError, OSError) as error:
         print(f"bls_fmri: error: {error}", file=sys.stderr)
         return 2
