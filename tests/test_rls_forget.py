@@ -1,0 +1,206 @@
+"""Exact removal, forgetting and new outputs of the recursive ridge (``fastelm._rls``).
+
+Every stream is compared with the batch ridge fit on the rows the model should hold after
+EVERY chunk, so a wrong sign in one form shows at the chunk that used it.
+"""
+import pickle
+
+import numpy as np
+import pytest
+
+from fastelm._ridge import ridge_fit
+from fastelm._rls import RecursiveRidge
+
+
+def _data(n, L, m=2, seed=0):
+    rng = np.random.default_rng(seed)
+    return np.tanh(rng.standard_normal((n, L)) * 0.7), rng.standard_normal((n, m))
+
+
+def _assert_beta(rls, H, T, alpha, rtol=1e-8):
+    expected = ridge_fit(H, T, alpha)
+    error = np.linalg.norm(rls.beta - expected) / np.linalg.norm(expected)
+    assert error <= rtol, error
+
+
+def _chunks(rng, n, largest):
+    cuts, start = [], 0
+    while start < n:
+        size = int(rng.integers(1, largest + 1))
+        cuts.append((start, min(n, start + size)))
+        start += size
+    return cuts
+
+
+@pytest.mark.parametrize("form", [None, "woodbury", "information"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_downdate_equals_batch_fit_on_remaining_rows(form, seed):
+    H, T = _data(700, 40, seed=seed)
+    rls = RecursiveRidge(40, 2, 1e-3)
+    rls.update(H[:500], T[:500])
+    rng = np.random.default_rng(seed)
+    held = np.ones(700, bool)
+    held[500:] = False
+    for start, stop in _chunks(rng, 300, 25):  # remove rows 0..299 in random chunks
+        used = rls.downdate(H[start:stop], T[start:stop], form=form)
+        assert form is None or used == form
+        held[start:stop] = False
+        _assert_beta(rls, H[held], T[held], 1e-3)
+    assert rls.n_seen == 200
+    np.testing.assert_allclose(rls.K, H[held].T @ H[held] + 1e-3 * np.eye(40), atol=1e-10)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sliding_window_equals_batch_fit_on_last_rows_after_every_chunk(seed):
+    # window of 30 rows, shorter than the 50 hidden nodes; chunks of 1-12 rows
+    rng = np.random.default_rng(seed)
+    H, T = _data(400, 50, seed=seed)
+    window, rls, first = 30, RecursiveRidge(50, 2, 1e-2), 0
+    for start, stop in _chunks(rng, 400, 12):
+        rls.update(H[start:stop], T[start:stop])
+        if stop - first > window:
+            leave = stop - window
+            rls.downdate(H[first:leave], T[first:leave])
+            first = leave
+        _assert_beta(rls, H[first:stop], T[first:stop], 1e-2)
+
+
+@pytest.mark.parametrize("window", [120, 400])
+def test_long_window_stream_with_both_forms(window):
+    # windows longer than L = 60: small chunks take Woodbury steps (updates and removals)
+    rng = np.random.default_rng(5)
+    H, T = _data(3000, 60, seed=5)
+    rls, first = RecursiveRidge(60, 2, 1e-3), 0
+    for start, stop in _chunks(rng, 3000, 40):
+        rls.update(H[start:stop], T[start:stop])
+        if stop - first > window:
+            rls.downdate(H[first:stop - window], T[first:stop - window])
+            first = stop - window
+        _assert_beta(rls, H[first:stop], T[first:stop], 1e-3)
+    assert {"woodbury", "information"} <= set(rls.forms)
+
+
+def test_woodbury_removals_rebuild_from_exact_sums():
+    H, T = _data(2000, 30, seed=6)
+    rls = RecursiveRidge(30, 2, 1e-3)
+    rls.update(H[:200], T[:200])
+    for s in range(200, 2000, 2):  # a 200-row window moved two rows at a time by Woodbury
+        rls.update(H[s:s + 2], T[s:s + 2], form="woodbury")
+        rls.downdate(H[s - 200:s - 198], T[s - 200:s - 198], form="woodbury")
+    assert rls._removed_by_woodbury <= 30  # P and beta were rebuilt every 30 rows removed
+    _assert_beta(rls, H[1800:], T[1800:], 1e-3, rtol=1e-10)
+    np.testing.assert_allclose(rls.P @ rls.K, np.eye(30), atol=1e-8)
+
+
+@pytest.mark.parametrize("form", ["woodbury", "information"])
+def test_removal_that_makes_the_system_singular_is_refused_and_changes_nothing(form):
+    H, T = _data(100, 20, seed=7)
+    H[50:], T[50:] = H[:50], T[:50]  # rows 50..99 repeat rows 0..49
+    rls = RecursiveRidge(20, 2, 0.0)
+    rls.update(H, T)
+    with pytest.raises(ValueError, match="fewer rows than the 20 hidden nodes"):
+        rls.downdate(H[:85], T[:85], form=form)  # 15 rows left: counted, nothing solved
+    drop = np.r_[30:50, 80:100]  # 60 rows of rank 30 remain: regular at alpha=0
+    rls.downdate(H[drop], T[drop], form=form)
+    held = np.r_[0:30, 50:80]
+    _assert_beta(rls, H[held], T[held], 0.0, rtol=1e-7)
+    before = (rls.K.copy(), rls.HtT.copy(), rls.beta.copy())
+    drop = np.r_[10:30, 60:80]  # 20 rows of rank 10 would remain: singular
+    with pytest.raises(ValueError, match="numerically singular at alpha=0"):
+        rls.downdate(H[drop], T[drop], form=form)
+    np.testing.assert_array_equal(rls.K, before[0])
+    np.testing.assert_array_equal(rls.HtT, before[1])
+    np.testing.assert_allclose(rls.beta, before[2], rtol=1e-10)
+    assert rls.n_seen == 60
+
+
+def test_downdate_rejects_more_rows_than_held_and_forgetting():
+    H, T = _data(30, 10)
+    rls = RecursiveRidge(10, 2, 1e-2)
+    rls.update(H[:5], T[:5])
+    with pytest.raises(ValueError, match="holds 5"):
+        rls.downdate(H[:6], T[:6])
+    fading = RecursiveRidge(10, 2, 1e-2, forgetting_factor=0.9)
+    fading.update(H, T)
+    with pytest.raises(ValueError, match="forgetting_factor"):
+        fading.downdate(H[:2], T[:2])
+    with pytest.raises(ValueError, match="forgetting factor"):
+        fading.add_gram(H.T @ H, H.T @ T, 30)
+    with pytest.raises(ValueError, match="woodbury"):
+        fading.update(H[:2], T[:2], form="woodbury")
+    for bad in (0.0, 1.5, -0.1, np.nan):
+        with pytest.raises(ValueError, match="forgetting_factor"):
+            RecursiveRidge(10, 2, 1e-2, forgetting_factor=bad)
+
+
+@pytest.mark.parametrize("lam", [0.999, 0.97, 0.5])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_forgetting_equals_weighted_batch_ridge_for_any_chunking(lam, seed):
+    rng = np.random.default_rng(seed)
+    H, T = _data(500, 40, seed=seed)
+    rls, alpha = RecursiveRidge(40, 2, 1e-2, forgetting_factor=lam), 1e-2
+    for start, stop in _chunks(rng, 500, 60):
+        rls.update(H[start:stop], T[start:stop])
+        root = np.sqrt(lam) ** np.arange(stop - 1, -1, -1.0)[:, None]  # λ^(N−1−i), square root
+        _assert_beta(rls, H[:stop] * root, T[:stop] * root, alpha)  # ridge term kept at alpha
+    assert set(rls.forms) == {"information"}
+
+
+def test_forgetting_factor_one_is_todays_recursion_bitwise():
+    rng = np.random.default_rng(3)
+    H, T = _data(900, 50, seed=3)
+    plain, one = RecursiveRidge(50, 2, 1e-3), RecursiveRidge(50, 2, 1e-3, forgetting_factor=1)
+    for start, stop in _chunks(rng, 900, 80):
+        assert plain.update(H[start:stop], T[start:stop]) == one.update(H[start:stop],
+                                                                        T[start:stop])
+        assert np.array_equal(plain.beta, one.beta)
+    assert "woodbury" in plain.forms
+    assert np.array_equal(plain.K, one.K) and np.array_equal(plain.P, one.P)
+
+
+@pytest.mark.parametrize("form", ["woodbury", "information"])
+def test_added_output_equals_having_it_from_the_start(form):
+    H, T = _data(600, 30, m=3, seed=4)
+    T[:300, 1] = 0.0  # output 1 appears at row 300: its earlier targets are 0
+    full = RecursiveRidge(30, 3, 1e-3)
+    grown = RecursiveRidge(30, 2, 1e-3)
+    for start in range(0, 300, 100):
+        full.update(H[start:start + 100], T[start:start + 100])
+        grown.update(H[start:start + 100], T[start:start + 100][:, [0, 2]])
+    grown.beta  # noqa: B018 - a current beta gets its column too
+    grown.add_outputs([1])
+    np.testing.assert_allclose(grown.beta, full.beta, rtol=1e-12, atol=1e-14)
+    for start in range(300, 600, 20):
+        full.update(H[start:start + 20], T[start:start + 20], form=form)
+        grown.update(H[start:start + 20], T[start:start + 20], form=form)
+        np.testing.assert_allclose(grown.beta, full.beta, rtol=1e-8, atol=1e-12)
+    _assert_beta(grown, H, T, 1e-3)
+
+
+def test_pickled_mid_stream_continues_identically():
+    rng = np.random.default_rng(8)
+    H, T = _data(800, 40, seed=8)
+    rls, first, window = RecursiveRidge(40, 2, 1e-3), 0, 150
+    cuts = _chunks(rng, 800, 30)
+    copy = None
+    for i, (start, stop) in enumerate(cuts):
+        for model in (rls,) if copy is None else (rls, copy):
+            model.update(H[start:stop], T[start:stop])
+            if stop - first > window:
+                model.downdate(H[first:stop - window], T[first:stop - window])
+        if stop - first > window:
+            first = stop - window
+        if i == len(cuts) // 2:
+            copy = pickle.loads(pickle.dumps(rls))
+        if copy is not None:
+            assert np.array_equal(copy.beta, rls.beta)
+    assert np.array_equal(copy.K, rls.K)
+
+
+def test_old_pickles_get_the_new_defaults():
+    rls = RecursiveRidge(5, 1, 1.0)
+    state = dict(rls.__dict__)
+    del state["forgetting_factor"], state["_removed_by_woodbury"]
+    old = RecursiveRidge.__new__(RecursiveRidge)
+    old.__setstate__(state)
+    assert old.forgetting_factor == 1.0 and old._removed_by_woodbury == 0
