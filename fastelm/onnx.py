@@ -1,0 +1,278 @@
+"""ONNX export of fitted ELM, OS-ELM, FOS-ELM and BLS estimators (``pip install fastelm[onnx]``).
+
+``to_onnx(model, X_sample)`` writes the prediction path as standard ONNX operators, so a model
+trained in Python runs in onnxruntime (C, C++, C#, Java, JavaScript, mobile) without fastelm:
+
+ELM, OS-ELM, FOS-ELM (docs/algorithms.md §1, §2, §4)::
+
+    H = g(X W + b)                        MatMul, Add, Tanh | Sigmoid | Relu | Sin | Identity
+    scores = H beta                       MatMul
+
+BLS (docs/algorithms.md §5)::
+
+    X' = (X − offset)·gain                'minmax': Sub, Mul  ('reference': row z-score)
+    Z = ((X' W_s + 0.1 w_s) − offset_z)·gain_z                  MatMul, Add, Sub, Mul
+    E_g = tanh(l_g (Z Wh_g + 0.1 wh_g))   one group per ``add_enhancement_nodes`` call
+    scores = [Z | E_1 | …] beta           Concat, MatMul
+
+Regressors output ``variable`` (n,) or (n, m) like ``predict``; classifiers output ``label``
+(``classes_[argmax scores]``: ArgMax, Gather) and ``probabilities`` (Softmax of the scores,
+as ``predict_proba``), and with ``options={'decision_function': True}`` the raw ``scores``.
+Weights are stored in the model's dtype (float32 or float64) and every product runs in it, as
+in fastelm; the input takes X_sample's dtype (float32 or float64) and is cast when it differs.
+onnxruntime's outputs equal fastelm's to about 1e-7 (float32) and 1e-15 (float64) of the
+scores' scale (``tests/test_onnx.py``). The graph is built with ``onnx.helper`` and checked
+by ``onnx.checker``; a preprocessing step fitted in scikit-learn can be exported with
+skl2onnx and joined in front of it (``onnx.compose.merge_models``).
+"""
+import numbers
+
+import numpy as np
+from sklearn.base import is_classifier
+from sklearn.utils.validation import check_is_fitted
+
+from ._hidden import check_activation
+
+TARGET_OPSET = 17
+MIN_OPSET = 13  # Softmax over one axis, ReduceSumSquare with an axes attribute
+OPTIONS = ("zipmap", "decision_function")
+_ONNX_ACTIVATION = {"tanh": "Tanh", "tansig": "Tanh", "sigmoid": "Sigmoid", "relu": "Relu",
+                    "sine": "Sin", "sin": "Sin", "linear": "Identity", "identity": "Identity"}
+
+
+def _import_onnx():
+    try:
+        import onnx
+    except ImportError:  # pragma: no cover - the optional extra is missing
+        raise ImportError("fastelm.onnx needs the onnx package: pip install 'fastelm[onnx]'") \
+            from None
+    return onnx
+
+
+class _Graph:
+    """Nodes and initializers of one graph; ``node`` and ``const`` return the new names."""
+
+    def __init__(self, prefix=""):
+        self.nodes, self.initializers, self._count, self.prefix = [], [], 0, prefix
+
+    def name(self, hint):
+        self._count += 1
+        return f"{self.prefix}{hint}_{self._count}"
+
+    def node(self, op, inputs, hint=None, outputs=None, **attrs):
+        from onnx import helper
+
+        outputs = outputs or [self.name(hint or op.lower())]
+        self.nodes.append(helper.make_node(op, list(inputs), outputs, name=self.name(op),
+                                           **attrs))
+        return outputs[0]
+
+    def const(self, value, hint="const"):
+        from onnx import numpy_helper
+
+        name = self.name(hint)
+        self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
+        return name
+
+
+def _kind(model):
+    """('elm' | 'bls', is_classifier) for a supported estimator; TypeError otherwise."""
+    from .bls import _BLS
+    from .elm import _ELM, _OSELM
+
+    if isinstance(model, (_ELM, _OSELM)):
+        family = "elm"
+    elif isinstance(model, _BLS):
+        family = "bls"
+    else:
+        raise TypeError(f"to_onnx exports fastelm's ELM, OS-ELM, FOS-ELM and BLS estimators, "
+                        f"not {type(model).__name__}")
+    return family, is_classifier(model)
+
+
+def _dtype(model, family):
+    return (model.W_ if family == "elm" else model.sparse_weights_).dtype
+
+
+def _check_options(options, classifier):
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise ValueError(f"options {unknown} are not supported; to_onnx knows {list(OPTIONS)}")
+    if options.get("zipmap", False):
+        raise ValueError("options={'zipmap': True} is not supported: probabilities are "
+                         "exported as one (n, n_classes) tensor")
+    if options.get("decision_function", False) and not classifier:
+        raise ValueError("options={'decision_function': True} applies to classifiers only")
+    return options
+
+
+def _scores_elm(g, model, x):
+    """scores = g(x W + b) beta for the ELM family."""
+    dtype = model.W_.dtype
+    H = g.node("Add", [g.node("MatMul", [x, g.const(model.W_, "W")]), g.const(model.b_, "b")])
+    H = g.node(_ONNX_ACTIVATION[model.activation], [H], "hidden")
+    return g.node("MatMul", [H, g.const(np.asarray(model.beta_, dtype=dtype), "beta")], "scores")
+
+
+def _zscore_rows(g, x, n_features, dtype):
+    """(x − mean) / sd per row (ddof=1; sd 0 → 1), the statistics in float64 as in fastelm."""
+    from onnx import TensorProto
+
+    xd = x if dtype == np.float64 else g.node("Cast", [x], to=TensorProto.DOUBLE)
+    centred = g.node("Sub", [xd, g.node("ReduceMean", [xd], axes=[1], keepdims=1)])
+    if n_features > 1:
+        ss = g.node("ReduceSumSquare", [centred], axes=[1], keepdims=1)
+        sd = g.node("Sqrt", [g.node("Div", [ss, g.const(np.array(n_features - 1.0))])])
+        zero = g.node("Equal", [sd, g.const(np.array(0.0))])
+        sd = g.node("Where", [zero, g.const(np.array(1.0)), sd])
+        centred = g.node("Div", [centred, sd])
+    return centred if dtype == np.float64 else g.node("Cast", [centred], to=TensorProto.FLOAT)
+
+
+def _scores_bls(g, model, x):
+    """scores = [Z | E_1 | …] beta for a BLS, following ``_BLS._scores`` step by step."""
+    from .bls import BIAS
+
+    dtype = model.sparse_weights_.dtype
+    if model.preprocessing == "reference":
+        x = _zscore_rows(g, x, model.n_features_in_, dtype)
+    else:
+        x = g.node("Mul", [g.node("Sub", [x, g.const(model.x_offset_, "x_offset")]),
+                           g.const(model.x_gain_, "x_gain")])
+    Ws = model.sparse_weights_
+    Z = g.node("Add", [g.node("MatMul", [x, g.const(Ws[:-1], "sparse_weights")]),
+                       g.const(BIAS * Ws[-1], "sparse_bias")])
+    Z = g.node("Mul", [g.node("Sub", [Z, g.const(model.feature_offset_, "feature_offset")]),
+                       g.const(model.feature_gain_, "feature_gain")], "Z")
+    parts = [Z]
+    for Wh, shrink in zip(model.enhancement_weights_, model.enhancement_shrink_):
+        T2 = g.node("Add", [g.node("MatMul", [Z, g.const(Wh[:-1], "enhancement_weights")]),
+                            g.const(BIAS * Wh[-1], "enhancement_bias")])
+        scaled = g.node("Mul", [T2, g.const(np.array(shrink, dtype=dtype), "shrink")])
+        parts.append(g.node("Tanh", [scaled], "E"))
+    broad = g.node("Concat", parts, "I", axis=1)
+    return g.node("MatMul", [broad, g.const(np.asarray(model.beta_, dtype=dtype), "beta")],
+                  "scores")
+
+
+def _class_labels(classes):
+    """classes_ as an ONNX-storable array: int64, float64 or str."""
+    if classes.dtype.kind in "iub":
+        return classes.astype(np.int64)
+    if classes.dtype.kind == "f":
+        return classes.astype(np.float64)
+    return np.array([str(c) for c in classes], dtype=object)
+
+
+def _emit(g, model, family, classifier, x, out_names, options):
+    """Add the prediction graph of ``model`` reading input ``x``; outputs named ``out_names``."""
+    scores = (_scores_elm if family == "elm" else _scores_bls)(g, model, x)
+    if not classifier:
+        if getattr(model, "_y_1d", False):
+            g.node("Reshape", [scores, g.const(np.array([-1], dtype=np.int64), "shape")],
+                   outputs=[out_names[0]])
+        else:
+            g.node("Identity", [scores], outputs=[out_names[0]])
+        return
+    index = g.node("ArgMax", [scores], "index", axis=1, keepdims=0)
+    g.node("Gather", [g.const(_class_labels(model.classes_), "classes"), index],
+           outputs=[out_names[0]], axis=0)
+    g.node("Softmax", [scores], outputs=[out_names[1]], axis=1)
+    if options.get("decision_function", False):
+        g.node("Identity", [scores], outputs=[out_names[2]])
+
+
+def _output_specs(model, family, classifier, options):
+    """(name, numpy dtype, shape) of each output."""
+    dtype = _dtype(model, family)
+    if not classifier:
+        shape = [None] if getattr(model, "_y_1d", False) else [None, model.beta_.shape[1]]
+        return [("variable", dtype, shape)]
+    labels = _class_labels(model.classes_)
+    specs = [("label", labels.dtype, [None]),
+             ("probabilities", dtype, [None, len(model.classes_)])]
+    if options.get("decision_function", False):
+        specs.append(("scores", dtype, [None, model.beta_.shape[1]]))
+    return specs
+
+
+def _tensor_type(dtype):
+    from onnx import TensorProto
+
+    return {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float64): TensorProto.DOUBLE,
+            np.dtype(np.int64): TensorProto.INT64,
+            np.dtype(object): TensorProto.STRING}[np.dtype(dtype)]
+
+
+def to_onnx(model, X_sample, *, target_opset=None, options=None):
+    """The ONNX model (``onnx.ModelProto``) of a fitted fastelm estimator's predictions.
+
+    Parameters
+    ----------
+    model : fitted ELM*, OSELM*, FOSELM* or BLS* estimator
+    X_sample : array-like (n, n_features_in_)
+        A few input rows: their dtype (float32 or float64) is the ONNX input's.
+    target_opset : int, default=17
+        ONNX operator set of the graph (≥ 13).
+    options : dict, optional
+        ``{'decision_function': True}`` adds the readout ``scores`` output to a classifier;
+        ``{'zipmap': False}`` is accepted for skl2onnx compatibility (no ZipMap is ever made).
+
+    Returns
+    -------
+    onnx.ModelProto with input ``X`` and outputs ``variable`` (regressors) or ``label`` and
+    ``probabilities`` (classifiers).
+
+    Examples
+    --------
+    >>> import numpy as np, onnxruntime as ort
+    >>> from fastelm import ELMClassifier
+    >>> from fastelm.onnx import to_onnx
+    >>> X = np.random.default_rng(0).standard_normal((200, 4)); y = (X[:, 0] > 0).astype(int)
+    >>> clf = ELMClassifier(n_hidden=30, random_state=0).fit(X, y)
+    >>> session = ort.InferenceSession(to_onnx(clf, X[:1]).SerializeToString())
+    >>> label, proba = session.run(None, {"X": X})
+    >>> bool((label == clf.predict(X)).all())
+    True
+    """
+    onnx = _import_onnx()
+    from onnx import helper
+
+    family, classifier = _kind(model)
+    check_is_fitted(model, "beta_", msg=f"This {type(model).__name__} is not fitted yet: fit "
+                    "it before to_onnx")
+    options = _check_options(options, classifier)
+    opset = TARGET_OPSET if target_opset is None else target_opset
+    if not isinstance(opset, (numbers.Integral, np.integer)) or opset < MIN_OPSET or \
+            opset > onnx.defs.onnx_opset_version():
+        raise ValueError(f"target_opset={target_opset!r} must be an integer in "
+                         f"[{MIN_OPSET}, {onnx.defs.onnx_opset_version()}]")
+    check_activation(getattr(model, "activation", "tanh"))
+    X_sample = np.asarray(X_sample)
+    if X_sample.dtype not in (np.float32, np.float64):
+        raise TypeError(f"X_sample has dtype {X_sample.dtype}; the ONNX input is float32 or "
+                        "float64: pass X_sample.astype(np.float32) or np.float64")
+    if X_sample.ndim != 2 or X_sample.shape[1] != model.n_features_in_:
+        raise ValueError(f"X_sample must have shape (n, {model.n_features_in_}); got "
+                         f"{X_sample.shape}")
+    g = _Graph()
+    x = "X"
+    dtype = _dtype(model, family)
+    if X_sample.dtype != dtype:
+        x = g.node("Cast", [x], to=_tensor_type(dtype))
+    specs = _output_specs(model, family, classifier, options)
+    _emit(g, model, family, classifier, x, [name for name, _, _ in specs], options)
+    graph = helper.make_graph(
+        g.nodes, f"fastelm_{type(model).__name__}",
+        [helper.make_tensor_value_info("X", _tensor_type(X_sample.dtype),
+                                       [None, model.n_features_in_])],
+        [helper.make_tensor_value_info(name, _tensor_type(dt), shape)
+         for name, dt, shape in specs],
+        initializer=g.initializers)
+    onnx_model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", int(opset))],
+                                   producer_name="fastelm")
+    # the oldest IR version that carries the opset: readable by older runtimes too
+    onnx_model.ir_version = helper.find_min_ir_version_for(list(onnx_model.opset_import))
+    onnx.checker.check_model(onnx_model)
+    return onnx_model

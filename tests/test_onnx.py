@@ -1,0 +1,149 @@
+"""ONNX export: onnxruntime's predictions equal fastelm's for every estimator and dtype."""
+import numpy as np
+import pytest
+from sklearn.exceptions import NotFittedError
+
+from fastelm import (BLSClassifier, BLSRegressor, ELMClassifier, ELMRegressor, FOSELMClassifier,
+                     FOSELMRegressor, OSELMClassifier, OSELMRegressor)
+from fastelm._hidden import ACTIVATIONS
+
+ort = pytest.importorskip("onnxruntime")
+pytest.importorskip("onnx")
+from fastelm.onnx import _ONNX_ACTIVATION, to_onnx  # noqa: E402
+
+# the scores' scale times these bounds the difference (float32 1e-5, float64 1e-12)
+TOLERANCE = {np.float32: 1e-5, np.float64: 1e-12}
+
+
+def _data(classes, n=300, d=6, m=1, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    if classes:
+        y = np.digitize(X[:, 0] + 0.5 * X[:, 1], [-0.5, 0.5])
+        return X, y if classes == 3 else (y > 0).astype(int)
+    y = np.sin(X[:, :m] * 2).sum(axis=1) if m == 1 else np.sin(X[:, :m] * 2)
+    return X, y
+
+
+def _online(model, X, y, classifier):
+    for i, chunk in enumerate(np.array_split(np.arange(len(X)), 4)):
+        kw = {"classes": np.unique(y)} if classifier and i == 0 else {}
+        model.partial_fit(X[chunk], y[chunk], **kw)
+    return model
+
+
+ESTIMATORS = {
+    "ELMRegressor": lambda dt: ELMRegressor(n_hidden=40, random_state=0, dtype=dt),
+    "ELMClassifier": lambda dt: ELMClassifier(n_hidden=40, random_state=0, dtype=dt),
+    "OSELMRegressor": lambda dt: OSELMRegressor(n_hidden=40, random_state=0, dtype=dt),
+    "OSELMClassifier": lambda dt: OSELMClassifier(n_hidden=40, random_state=0, dtype=dt),
+    "FOSELMRegressor": lambda dt: FOSELMRegressor(n_hidden=60, delta=0.01, random_state=0,
+                                                  dtype=dt),
+    "FOSELMClassifier": lambda dt: FOSELMClassifier(n_hidden=60, delta=0.01, random_state=0,
+                                                    dtype=dt),
+    "BLSRegressor": lambda dt: BLSRegressor(n_windows=3, nodes_per_window=4, n_enhancement=50,
+                                            reg=1e-3, random_state=0, dtype=dt),
+    "BLSClassifier": lambda dt: BLSClassifier(n_windows=3, nodes_per_window=4,
+                                              n_enhancement=50, reg=1e-3, random_state=0,
+                                              dtype=dt),
+}
+
+
+def _run(onnx_model, X):
+    session = ort.InferenceSession(onnx_model.SerializeToString(),
+                                   providers=["CPUExecutionProvider"])
+    return session.run(None, {"X": X})
+
+
+def _assert_close(got, expected, dtype):
+    expected = np.asarray(expected, dtype=np.float64)
+    assert got.shape == expected.shape and got.dtype == dtype
+    scale = max(np.abs(expected).max(), 1.0)
+    assert np.abs(got - expected).max() <= TOLERANCE[dtype] * scale
+
+
+def _check_round_trip(model, X, dtype, classifier):
+    Xd = X.astype(dtype)
+    outputs = _run(to_onnx(model, Xd[:2], options={"decision_function": True}
+                           if classifier else None), Xd)
+    if not classifier:
+        _assert_close(outputs[0], model.predict(Xd), dtype)
+        return
+    label, proba, scores = outputs
+    np.testing.assert_array_equal(label, model.predict(Xd))
+    _assert_close(proba, model.predict_proba(Xd), dtype)
+    _assert_close(scores, model._scores(Xd), dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_round_trip_equals_fastelm(name, dtype):
+    classifier = "Classifier" in name
+    X, y = _data(3 if classifier else 0)
+    model = ESTIMATORS[name](dtype.__name__)
+    if name.startswith(("OSELM", "FOSELM")):
+        _online(model, X, y, classifier)
+    else:
+        model.fit(X, y)
+    if name.startswith("FOSELM"):
+        assert model.n_nodes_ < model.n_hidden  # the export sees the pruned layer
+    _check_round_trip(model, X, dtype, classifier)
+
+
+@pytest.mark.parametrize("activation", sorted(ACTIVATIONS))
+def test_every_activation(activation):
+    X, y = _data(0)
+    model = ELMRegressor(n_hidden=30, activation=activation, random_state=1).fit(X, y)
+    _check_round_trip(model, X, np.float64, False)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_bls_reference_mode_grown_nodes_multi_output_and_string_labels(dtype):
+    X, y = _data(0, m=2)
+    reg = BLSRegressor(n_windows=2, nodes_per_window=5, n_enhancement=30, reg=1e-3,
+                       preprocessing="reference", random_state=2, dtype=dtype.__name__)
+    reg.fit(X, y)
+    reg.add_enhancement_nodes(20)  # a second enhancement group with its own shrink
+    _check_round_trip(reg, X, dtype, False)
+    X, y = _data(3)
+    names = np.array(["cat", "dog", "emu"])[y]
+    clf = BLSClassifier(n_windows=2, nodes_per_window=5, n_enhancement=30, reg=1e-3,
+                        preprocessing="reference", random_state=2, dtype=dtype.__name__)
+    _check_round_trip(clf.fit(X, names), X, dtype, True)
+
+
+def test_binary_float_labels_and_a_float64_input_to_a_float32_model():
+    X, y = _data(2)
+    clf = ELMClassifier(n_hidden=20, random_state=3, dtype="float32").fit(X, y + 1.0)
+    label, proba = _run(to_onnx(clf, X[:1]), X)  # float64 input, cast inside the graph
+    np.testing.assert_array_equal(label, clf.predict(X))
+    _assert_close(proba, clf.predict_proba(X), np.float32)
+
+
+def test_clear_errors():
+    X, y = _data(2)
+    with pytest.raises(NotFittedError, match="not fitted yet"):
+        to_onnx(ELMClassifier(), X)
+    with pytest.raises(TypeError, match="LogisticRegression"):
+        from sklearn.linear_model import LogisticRegression
+        to_onnx(LogisticRegression().fit(X, y), X)
+    clf = ELMClassifier(n_hidden=10, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="zipmap"):
+        to_onnx(clf, X, options={"zipmap": True})
+    with pytest.raises(ValueError, match="nocl"):
+        to_onnx(clf, X, options={"nocl": True})
+    with pytest.raises(ValueError, match="classifiers only"):
+        to_onnx(ELMRegressor(n_hidden=5).fit(X, y), X, options={"decision_function": True})
+    with pytest.raises(ValueError, match="target_opset"):
+        to_onnx(clf, X, target_opset=9)
+    with pytest.raises(ValueError, match=r"shape \(n, 6\)"):
+        to_onnx(clf, X[:, :3])
+    with pytest.raises(TypeError, match="float32 or float64"):
+        to_onnx(clf, X.astype(int))
+    clf.set_params(activation="swish")
+    with pytest.raises(ValueError, match="activation"):
+        to_onnx(clf, X)
+
+
+def test_activation_table_covers_every_activation():
+    assert set(_ONNX_ACTIVATION) == set(ACTIVATIONS)
