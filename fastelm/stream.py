@@ -1,0 +1,101 @@
+"""Prequential (test-then-train) evaluation of a classifier on a stream, chunk by chunk.
+
+Each chunk of rows is first predicted by the model as it stands, then learned
+(``partial_fit``), so every scored prediction is on rows the model has not seen — the
+evaluation of Gama, Sebastião & Rodrigues (2013), On evaluating stream learning algorithms,
+Machine Learning 90(3), 317-346, and of river's ``evaluate.progressive_val_score``. The first
+chunk is only learned. Accuracy is reported over a sliding window of the last ``window``
+scored rows (the curve that shows a drift and the recovery from it) and over all scored rows;
+the speed is rows learned per second of ``predict`` + ``partial_fit`` time.
+
+Any object with ``predict(X)`` and ``partial_fit(X, y, classes=...)`` can be evaluated:
+fastelm's and scikit-learn's online estimators as they are, row-by-row learners (river)
+through a small adapter (``benchmarks/bench_streams.py``).
+"""
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._base import check_positive_int
+
+
+@dataclass
+class PrequentialResult:
+    """Outcome of ``prequential``.
+
+    Attributes
+    ----------
+    rows : (n_chunks,) int
+        Rows seen at the end of each chunk (the x axis of accuracy over time).
+    accuracy : (n_chunks,) float
+        Accuracy over the last ``window`` scored rows at the end of each chunk (NaN before
+        the first scored chunk).
+    correct : (n_rows,) float
+        1 or 0 per row predicted right or wrong, NaN for the unscored first chunk.
+    seconds : float
+        Time in ``predict`` and ``partial_fit``.
+    """
+
+    rows: np.ndarray
+    accuracy: np.ndarray
+    correct: np.ndarray
+    seconds: float
+
+    @property
+    def rows_per_second(self):
+        return len(self.correct) / self.seconds if self.seconds > 0 else float("inf")
+
+    def mean_accuracy(self, start=0, stop=None):
+        """Accuracy over the scored rows in [start, stop)."""
+        scored = self.correct[start:stop]
+        return float(np.nanmean(scored)) if np.isfinite(scored).any() else float("nan")
+
+
+def prequential(model, X, y, *, chunk_size=100, window=1000, classes="all"):
+    """Test-then-train ``model`` over the rows of (X, y) in chunks of ``chunk_size``.
+
+    Parameters
+    ----------
+    model : estimator with ``predict`` and ``partial_fit``
+        Learned in place.
+    X : (n, d) array; y : (n,) labels
+    chunk_size : int, default=100
+    window : int, default=1000
+        Rows in the sliding accuracy window.
+    classes : 'all', array-like or None, default='all'
+        ``classes=`` of the first ``partial_fit``: every label of y ('all'), the given labels,
+        or none at all (None: for learners that take new labels as they come).
+
+    Returns
+    -------
+    PrequentialResult
+    """
+    chunk_size = check_positive_int(chunk_size, "chunk_size")
+    window = check_positive_int(window, "window")
+    X, y = np.asarray(X), np.asarray(y)
+    if X.ndim != 2 or y.ndim != 1 or len(X) != len(y):
+        raise ValueError(f"X must be 2-D and y 1-D with as many rows; got X {X.shape}, "
+                         f"y {y.shape}")
+    first_kw = {} if classes is None else \
+        {"classes": np.unique(y) if isinstance(classes, str) and classes == "all" else classes}
+    n = len(y)
+    correct = np.full(n, np.nan)
+    stops = np.arange(min(chunk_size, n), n + chunk_size, chunk_size).clip(max=n)
+    stops = np.unique(stops)
+    accuracy = np.full(len(stops), np.nan)
+    seconds, start = 0.0, 0
+    for i, stop in enumerate(stops):
+        Xc, yc = X[start:stop], y[start:stop]
+        tic = time.perf_counter()
+        if i:
+            predicted = model.predict(Xc)
+            model.partial_fit(Xc, yc)
+        else:
+            model.partial_fit(Xc, yc, **first_kw)
+        seconds += time.perf_counter() - tic
+        if i:
+            correct[start:stop] = np.asarray(predicted) == yc
+            accuracy[i] = np.nanmean(correct[max(0, stop - window):stop])
+        start = stop
+    return PrequentialResult(stops, accuracy, correct, seconds)

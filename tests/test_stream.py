@@ -1,0 +1,66 @@
+"""Prequential evaluation (``fastelm.stream``)."""
+import numpy as np
+import pytest
+
+from fastelm import OSELMClassifier
+from fastelm.stream import prequential
+
+
+class _Recorder:
+    """Predicts the label learned last; records the calls."""
+
+    def __init__(self):
+        self.calls, self.last = [], None
+
+    def predict(self, X):
+        self.calls.append(("predict", len(X)))
+        return np.full(len(X), self.last)
+
+    def partial_fit(self, X, y, **kw):
+        self.calls.append(("partial_fit", len(X), tuple(kw)))
+        self.last = y[-1]
+        return self
+
+
+def test_test_then_train_order_scores_and_window():
+    y = np.array([0] * 250 + [1] * 100 + [0] * 50)
+    X = np.zeros((400, 2))
+    model = _Recorder()
+    result = prequential(model, X, y, chunk_size=100, window=150, classes=[0, 1])
+    assert model.calls == [("partial_fit", 100, ("classes",)), ("predict", 100),
+                           ("partial_fit", 100, ()), ("predict", 100), ("partial_fit", 100, ()),
+                           ("predict", 100), ("partial_fit", 100, ())]
+    np.testing.assert_array_equal(result.rows, [100, 200, 300, 400])
+    assert np.isnan(result.correct[:100]).all()  # the first chunk is only learned
+    # rows 200-299 predicted 0 (the last label of rows 100-199): right on 200-249, wrong on
+    # 250-299; rows 300-399 predicted 1: right on 300-349, wrong on 350-399
+    expected = np.r_[np.ones(150), np.zeros(50), np.ones(50), np.zeros(50)]
+    np.testing.assert_array_equal(result.correct[100:], expected)
+    np.testing.assert_allclose(result.accuracy[1:], [1.0, 100 / 150, 50 / 150])
+    assert result.mean_accuracy() == pytest.approx(200 / 300)
+    assert result.mean_accuracy(300) == 0.5 and result.mean_accuracy(350) == 0.0 and result.rows_per_second > 0
+
+
+def test_a_last_short_chunk_and_classes_none():
+    model = _Recorder()
+    result = prequential(model, np.zeros((250, 1)), np.arange(250) % 2, chunk_size=100,
+                         classes=None)
+    np.testing.assert_array_equal(result.rows, [100, 200, 250])
+    assert model.calls[0] == ("partial_fit", 100, ())
+
+
+def test_oselm_on_a_linear_stream_learns():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((3000, 4))
+    y = (X @ [1.0, -1.0, 0.5, 0.0] > 0).astype(int)
+    result = prequential(OSELMClassifier(n_hidden=50, random_state=0), X, y, chunk_size=100)
+    assert result.mean_accuracy(1000) > 0.95
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="chunk_size"):
+        prequential(_Recorder(), np.zeros((5, 1)), np.zeros(5), chunk_size=0)
+    with pytest.raises(ValueError, match="window"):
+        prequential(_Recorder(), np.zeros((5, 1)), np.zeros(5), window=-1)
+    with pytest.raises(ValueError, match="as many rows"):
+        prequential(_Recorder(), np.zeros((5, 1)), np.zeros(4))
