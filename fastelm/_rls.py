@@ -1,5 +1,5 @@
-"""Recursive ridge (OS-ELM, Liang et al. 2006; docs/algorithms.md §2): the readout updated chunk by
-chunk so that beta always equals the batch ridge fit on every row seen.
+"""Recursive ridge (OS-ELM, Liang et al. 2006; docs/algorithms.md §2): the readout updated chunk
+by chunk so that beta always equals the batch ridge fit on the rows it holds.
 
 Two exact forms of one update with chunk (H, T), n rows, L hidden nodes:
 
@@ -20,12 +20,35 @@ of chunks costs one L×L solve per read of beta, not one per chunk. A Woodbury s
 up to date first (from the same Cholesky factor that rebuilds P) and then updates it in closed
 form. beta arrays are replaced, never modified in place, so an array handed out stays as it was.
 The L×L state is float64 whatever the data's dtype; products with H run in H's dtype.
+
+Exact removal (``downdate``): the same two forms with a minus sign,
+    Woodbury:     S = I_n − H P Hᵀ,   P ← P + P Hᵀ S⁻¹ H P,   beta ← beta − P Hᵀ S⁻¹ (T − H beta)
+    information:  K ← K − HᵀH,  HᵀT ← HᵀT − HᵀT_rows,  beta = K⁻¹ HᵀT
+so beta equals the ridge fit on the rows that remain. Removal can make the system singular
+(at alpha = 0, fewer independent rows than L remain): the row count is checked first, then
+the Cholesky factor of S (Woodbury) or of the new K (information, solved at once) with LAPACK's
+reciprocal condition estimate ≥ RCOND_MIN; a failed check raises ValueError and leaves the
+state as it was. Woodbury downdates are the unstable direction of RLS, so after L rows removed
+by them P and beta are rebuilt from the exact sums K and HᵀT (L³ flops per L rows: the
+amortised cost per row stays O(L²)).
+
+Forgetting (``forgetting_factor`` λ ∈ (0, 1]): row i of N seen carries the weight λ^(N−1−i),
+    beta = (Σ λ^(N−1−i) h_iᵀ h_i + alpha I)⁻¹ Σ λ^(N−1−i) h_iᵀ t_i,
+so a chunk of n rows first scales the past sums by λⁿ and then adds its own rows weighted
+λ^(n−1−j):  K ← λⁿ (K − alpha I) + alpha I + Hᵀ Λ H,  HᵀT ← λⁿ HᵀT + Hᵀ Λ T.
+λ applies per row, so the model does not depend on how the stream is cut into chunks. The
+ridge term stays alpha I: the classic RLS recursion K ← λK + HᵀH lets the penalty decay as
+λᵗ alpha, and K drifts towards singular when the stream stops exciting some hidden node; kept
+at alpha, the readout is the ridge fit of the weighted rows, whose penalty does not depend on
+how long the stream has run (the effective memory is about 1/(1 − λ) rows). Adding
+(1 − λⁿ) alpha I is a full-rank change, so λ < 1 always takes the information form; λ = 1 is
+exactly the unweighted recursion.
 """
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve, solve_triangular
-from scipy.linalg.lapack import dpotri
+from scipy.linalg.lapack import dpocon, dpotri
 
-from ._ridge import add_to_diagonal, serial_blas_if_small, spd_factor, spd_solve
+from ._ridge import RCOND_MIN, add_to_diagonal, serial_blas_if_small, spd_factor, spd_solve
 
 
 def woodbury_flops(n, L, m):
@@ -47,22 +70,30 @@ class RecursiveRidge:
         L and m.
     alpha : float
         Ridge penalty (1/C); K starts at alpha·I, HᵀT and beta at 0.
+    forgetting_factor : float in (0, 1], default=1
+        λ: row i of N seen is weighted λ^(N−1−i) (module docstring); 1 weighs every row alike.
     """
 
-    def __init__(self, n_hidden, n_outputs, alpha):
+    def __init__(self, n_hidden, n_outputs, alpha, forgetting_factor=1.0):
         self.alpha = float(alpha)
+        self.forgetting_factor = float(forgetting_factor)
+        if not 0.0 < self.forgetting_factor <= 1.0:
+            raise ValueError(f"forgetting_factor must lie in (0, 1], got {forgetting_factor!r}")
         self.K = add_to_diagonal(np.zeros((n_hidden, n_hidden)), self.alpha)
         self.HtT = np.zeros((n_hidden, n_outputs))  # Σ HᵀT over every row seen
         self.P = None  # K⁻¹ when current, else None
         self._beta = np.zeros((n_hidden, n_outputs))  # K⁻¹ HᵀT when current, else None
         self._cast = None  # (beta, beta cast to another dtype), made by beta_as
-        self.n_seen = 0
+        self.n_seen = 0  # rows in the sums (added minus removed)
+        self._removed_by_woodbury = 0  # rows removed by Woodbury steps since P was rebuilt
         self.forms = []  # 'woodbury' or 'information', one per chunk (for tests and tuning)
 
     def __setstate__(self, state):
         if "beta" in state:  # pickled before the lazy solve: beta was current, HᵀT = K beta
             beta = state.pop("beta")
             state.update(_beta=beta, HtT=state["K"] @ beta, _cast=None)
+        state.setdefault("forgetting_factor", 1.0)  # pickled before forgetting and removal
+        state.setdefault("_removed_by_woodbury", 0)
         self.__dict__.update(state)
 
     @property
@@ -90,34 +121,97 @@ class RecursiveRidge:
         return self._cast[1]
 
     def choose_form(self, n):
-        """'woodbury' or 'information' for a chunk of n rows (fewer flops; information first)."""
+        """'woodbury' or 'information' for a chunk of n rows (fewer flops; information first,
+        and always with forgetting)."""
         L, m = self.HtT.shape
-        if self.n_seen < L:
+        if self.n_seen < L or self.forgetting_factor != 1.0:
             return "information"
         extra = L ** 3 if self.P is None else 0  # rebuilding P once, amortised over later chunks
         woodbury = woodbury_flops(n, L, m) + extra / 4
         return "woodbury" if woodbury < information_flops(n, L, m) else "information"
 
+    def _check_form(self, form):
+        if form not in ("woodbury", "information"):
+            raise ValueError(f"form={form!r} is not 'woodbury' or 'information'")
+        if form == "woodbury" and self.forgetting_factor != 1.0:
+            raise ValueError("form='woodbury' cannot absorb a forgetting factor below 1 (the "
+                             "kept ridge term alpha I is a full-rank change)")
+
     def update(self, H, T, form=None):
         """Absorb one chunk: H (n×L) hidden outputs, T (n×m) targets. Returns the form used."""
         form = form or self.choose_form(H.shape[0])
+        self._check_form(form)
         if form == "woodbury":
             self._woodbury(H, T)
-        elif form == "information":
-            self._information(H, T)
+        elif self.forgetting_factor != 1.0:
+            self._decay(H.shape[0])
+            # row j of n weighted λ^(n−1−j): scale rows of H and T by its square root
+            root = np.sqrt(self.forgetting_factor) ** np.arange(H.shape[0] - 1, -1, -1.0)
+            root = root[:, None]
+            self._information(H * root.astype(H.dtype), T * root.astype(T.dtype))
         else:
-            raise ValueError(f"form={form!r} is not 'woodbury' or 'information'")
+            self._information(H, T)
         self.n_seen += H.shape[0]
         self.forms.append(form)
         return form
 
     def add_gram(self, HtH, HtT, n):
-        """Absorb n rows given only their sums HᵀH and HᵀT (an information step)."""
+        """Absorb n rows given only their sums HᵀH and HᵀT (an information step; without
+        forgetting, whose weights differ between the rows of a chunk)."""
+        if self.forgetting_factor != 1.0:
+            raise ValueError("add_gram cannot weight the rows of a chunk by a forgetting factor; "
+                             "use update(H, T)")
         self.K += HtH
         self.HtT += HtT
         self._invalidate()
         self.n_seen += n
         self.forms.append("information")
+
+    def downdate(self, H, T, form=None):
+        """Remove rows (H, T) learned earlier, exactly: beta becomes the ridge fit on the rows
+        that remain. ValueError (state unchanged) when that system would be singular."""
+        n, L = H.shape
+        if self.forgetting_factor != 1.0:
+            raise ValueError("rows cannot be removed exactly with forgetting_factor < 1 (their "
+                             "weights have decayed); use forgetting_factor=1")
+        if n > self.n_seen:
+            raise ValueError(f"cannot remove {n} rows: the model holds {self.n_seen}")
+        if self.alpha == 0 and self.n_seen - n < L:
+            raise ValueError(f"removing {n} of {self.n_seen} rows leaves fewer rows than the "
+                             f"{L} hidden nodes: the ridge system is singular at alpha=0; use "
+                             "alpha > 0")
+        form = form or self.choose_form(n)
+        self._check_form(form)
+        if form == "woodbury":
+            self._woodbury(H, T, sign=-1.0)
+            self._removed_by_woodbury += n
+        else:
+            K, HtT = self.K - H.T @ H, self.HtT - H.T @ T
+            c = spd_factor(K)
+            if c is None:
+                raise ValueError(_SINGULAR.format(n=n, alpha=self.alpha))
+            with serial_blas_if_small(L):
+                beta = cho_solve(c, HtT, check_finite=False)
+            self.K, self.HtT, self._beta, self.P = K, HtT, beta, None
+        self.n_seen -= n
+        self.forms.append(form)
+        return form
+
+    def add_outputs(self, positions):
+        """Insert zero target columns before the given column indices (``np.insert`` rules): an
+        output whose every past target was 0, exactly as if it had been there from the start."""
+        positions = np.asarray(positions, dtype=np.intp)
+        self.HtT = np.insert(self.HtT, positions, 0.0, axis=1)
+        if self._beta is not None:
+            self._beta = np.insert(self._beta, positions, 0.0, axis=1)  # K⁻¹ 0 = 0
+        self._cast = None
+
+    def _decay(self, n):
+        """Scale the past by λⁿ keeping the ridge term: K ← λⁿ (K − alpha I) + alpha I."""
+        decay = self.forgetting_factor ** n
+        self.K *= decay
+        add_to_diagonal(self.K, (1.0 - decay) * self.alpha)
+        self.HtT *= decay
 
     def _invalidate(self):
         self._beta = None
@@ -152,20 +246,44 @@ class RecursiveRidge:
         self.HtT += H.T @ T
         self._invalidate()
 
-    def _woodbury(self, H, T):
-        if self.P is None:
+    def _woodbury(self, H, T, sign=1.0):
+        """Woodbury step adding (sign = 1) or removing (sign = −1) the rows (H, T)."""
+        if self.P is None or self._removed_by_woodbury >= self.n_hidden:
+            self._removed_by_woodbury = 0
+            if self.P is not None:  # rebuild beta too, from the exact sums
+                self._beta = None
             self._refresh_inverse()
         beta = self.beta
         Hd = np.asarray(H, dtype=np.float64)
         PHt = self.P @ Hd.T  # L×n
-        S = add_to_diagonal(Hd @ PHt, 1.0)  # I_n + H P Hᵀ, SPD
-        R, _ = cho_factor(S, lower=False, check_finite=False)
+        if sign > 0:
+            S = add_to_diagonal(Hd @ PHt, 1.0)  # I_n + H P Hᵀ, SPD
+            R, _ = cho_factor(S, lower=False, check_finite=False)
+        else:
+            R = self._removal_factor(add_to_diagonal(-(Hd @ PHt), 1.0))  # I_n − H P Hᵀ
         A = solve_triangular(R, PHt.T, trans="T", check_finite=False)  # R⁻ᵀ H P, n×L
         residual = T - Hd @ beta
-        self._beta = beta + A.T @ solve_triangular(R, residual, trans="T", check_finite=False)
-        self.P -= A.T @ A  # P Hᵀ S⁻¹ H P as one syrk: symmetric by construction
-        self.K += H.T @ H
-        self.HtT += H.T @ T
+        self._beta = beta + sign * (A.T @ solve_triangular(R, residual, trans="T",
+                                                           check_finite=False))
+        self.P -= sign * (A.T @ A)  # P Hᵀ S⁻¹ H P as one syrk: symmetric by construction
+        if sign > 0:
+            self.K += H.T @ H
+            self.HtT += H.T @ T
+        else:
+            self.K -= H.T @ H
+            self.HtT -= H.T @ T
+
+    def _removal_factor(self, S):
+        """Cholesky factor of S = I_n − H P Hᵀ, or ValueError when S is numerically singular:
+        S⁻¹ = I_n + H K_rest⁻¹ Hᵀ, so S is singular exactly when K without the rows is."""
+        try:
+            R, _ = cho_factor(S, lower=False, check_finite=False)
+        except np.linalg.LinAlgError:
+            raise ValueError(_SINGULAR.format(n=S.shape[0], alpha=self.alpha)) from None
+        rcond, info = dpocon(R, np.abs(S).sum(axis=0).max())
+        if info != 0 or not rcond >= RCOND_MIN:
+            raise ValueError(_SINGULAR.format(n=S.shape[0], alpha=self.alpha))
+        return R
 
     def _refresh_inverse(self):
         """P = K⁻¹, and beta = K⁻¹ HᵀT if it is out of date, from one Cholesky factor of K."""
@@ -181,3 +299,7 @@ class RecursiveRidge:
         P, info = dpotri(c[0], lower=0)
         upper = np.triu(P)
         self.P = upper + np.triu(upper, 1).T
+
+
+_SINGULAR = ("removing these {n} rows leaves the ridge system numerically singular at "
+             "alpha={alpha:g} (the remaining rows do not span the hidden nodes); increase alpha")

@@ -4,11 +4,20 @@ ELM (Huang et al. 2006): H = g(XW + b) with random W, b; beta = ridge fit of T o
 OS-ELM (Liang et al. 2006): the same readout updated chunk by chunk by recursive least squares;
 after any chunking it equals the batch ELM on every row seen (same W, b, alpha).
 """
+from numbers import Integral, Real
+
+import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs
-from ._gram import DirectLinksMap, gram_sums
+from ._gram import DirectLinksMap, gram_sums, is_dask_input
 from ._rls import RecursiveRidge
+from ._validation import Interval
+
+# parameters fixed by the first partial_fit (a change in between would mix two models)
+_STREAM_FIXED = ("n_hidden", "activation", "alpha", "dtype", "window")
 
 
 class _ELM(BaseRandomLayerReadout):
@@ -50,6 +59,38 @@ class _OSELM(BaseRandomLayerReadout):
     # each chunk's update is a Gram sum (an information step may take AᵀA, AᵀT alone);
     # False for subclasses whose update also looks at the chunk's rows (FOS-ELM pruning)
     _gram_updates = True
+    _parameter_constraints = {**BaseRandomLayerReadout._parameter_constraints,
+                              "forgetting_factor": [Interval(Real, 0, 1, closed="right")],
+                              "window": [None, Interval(Integral, 1, None, closed="left")]}
+
+    def __init__(self, n_hidden=100, activation="tanh", alpha=1e-3, random_state=None,
+                 dtype="float64", forgetting_factor=1.0, window=None):
+        super().__init__(n_hidden=n_hidden, activation=activation, alpha=alpha,
+                         random_state=random_state, dtype=dtype)
+        self.forgetting_factor = forgetting_factor
+        self.window = window
+
+    def _check_params(self):
+        dtype = super()._check_params()
+        if self.window is not None:
+            if self.forgetting_factor != 1:
+                raise ValueError("window and forgetting_factor < 1 cannot be combined: rows "
+                                 "leaving the window are removed at their full weight")
+            if self.alpha == 0 and self.window < self.n_hidden:
+                raise ValueError(f"window={self.window} < n_hidden={self.n_hidden} needs "
+                                 "alpha > 0 (the ridge system of fewer rows than nodes is "
+                                 "singular)")
+        return dtype
+
+    def _check_unchanged(self):
+        """Later partial_fit: parameters valid, and those fixed at the first call unchanged."""
+        self._check_params()
+        for name, value in zip(_STREAM_FIXED, self._stream_fixed):
+            if getattr(self, name) != value:
+                raise ValueError(f"{name} changed from {value!r} to {getattr(self, name)!r} "
+                                 "since the first partial_fit; call fit to start afresh")
+        self.rls_.forgetting_factor = float(self.forgetting_factor)
+        return self.W_.dtype
 
     def fit(self, X, y):
         """Start afresh and learn (X, y) as one chunk.
@@ -67,12 +108,20 @@ class _OSELM(BaseRandomLayerReadout):
         return self._partial_fit(X, y)
 
     def _forget(self):
-        for name in ("rls_", "W_", "b_", "classes_"):
+        for name in ("rls_", "W_", "b_", "classes_", "window_X_", "window_T_", "_grow"):
             self.__dict__.pop(name, None)
+
+    def _refuse_dask_stream(self):
+        if self.forgetting_factor != 1 or self.window is not None or \
+                getattr(self, "_grow", False):
+            raise ValueError("forgetting_factor, window and classes='grow' need in-memory "
+                             "chunks; Dask collections are learned with the plain OS-ELM")
 
     def _partial_fit(self, X, y, classes=None):
         first = fresh = not hasattr(self, "rls_")
-        dtype = self._check_params() if first else self.W_.dtype
+        if is_dask_input(X, y):
+            self._refuse_dask_stream()
+        dtype = self._check_params() if first else self._check_unchanged()
         try:
             rows, coding = self._training_rows(X, y, dtype, reset=first, classes=classes)
             if first:
@@ -92,13 +141,65 @@ class _OSELM(BaseRandomLayerReadout):
         return self
 
     def _learn(self, X, T, first):
-        """Absorb one block of rows (X, T) by the cheaper exact form of the recursive ridge."""
-        if self._gram_updates and self.rls_.choose_form(X.shape[0]) == "information":
+        """Absorb one block of rows (X, T) by the cheaper exact form of the recursive ridge;
+        with ``window``, then remove the rows that leave it."""
+        if self._gram_updates and self.rls_.forgetting_factor == 1 and \
+                self.rls_.choose_form(X.shape[0]) == "information":
             # only the sums HᵀH, HᵀT are needed: made block by block, H never held whole
             sums = gram_sums(X, T, self._feature_map())
             self.rls_.add_gram(sums.AtA, sums.AtT, sums.n)
         else:
             self._absorb(self._hidden(X), T, first)
+        if self.window is not None:
+            self._slide_window(X, T)
+
+    def _slide_window(self, X, T):
+        """Store the chunk's rows; remove exactly those beyond the last ``window``."""
+        if hasattr(self, "window_X_"):
+            X, T = np.vstack([self.window_X_, X]), np.vstack([self.window_T_, T])
+        leave = len(X) - self.window
+        if leave > 0:
+            self.rls_.downdate(self._hidden(X[:leave]), T[:leave])
+            X, T = X[leave:], T[leave:]
+        self.window_X_, self.window_T_ = X, T
+
+    def _add_classes(self, y):
+        """Readout columns for the labels of y not in classes_ (0 as their past targets)."""
+        y = column_or_1d(y)
+        check_classification_targets(y)
+        new = np.setdiff1d(np.unique(y), self.classes_)
+        if new.size:
+            positions = np.searchsorted(self.classes_, new)
+            self.classes_ = np.insert(self.classes_, positions, new)
+            self.rls_.add_outputs(positions)
+            if hasattr(self, "window_T_"):
+                self.window_T_ = np.insert(self.window_T_, positions, 0, axis=1)
+
+    def forget(self, X, y):
+        """Remove rows learned earlier, exactly: the readout becomes the ridge fit on the rows
+        that remain (a deletion request, a retention rule).
+
+        The rows must be ones the model learned (it keeps no rows to check). ValueError when
+        the remaining rows leave the ridge system singular (alpha = 0), with
+        forgetting_factor < 1 (the rows' weights have decayed) or with ``window`` (which
+        removes rows itself).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+
+        Returns
+        -------
+        self
+        """
+        check_is_fitted(self, "rls_")
+        if self.window is not None:
+            raise ValueError("forget is not available with window=n: the window removes its "
+                             "rows itself")
+        X, T = self._validate_Xy(X, y, self._check_unchanged(), reset=False)
+        self.rls_.downdate(self._hidden(X), T)
+        return self
 
     @property
     def beta_(self):
@@ -113,12 +214,55 @@ class _OSELM(BaseRandomLayerReadout):
     def _start(self, n_features, n_outputs, dtype):
         """First chunk: draw the hidden layer and an empty recursive ridge; returns the rng."""
         rng = self._draw_weights(n_features, dtype)
-        self.rls_ = RecursiveRidge(self.n_hidden, n_outputs, self.alpha)
+        self.rls_ = RecursiveRidge(self.n_hidden, n_outputs, self.alpha,
+                                   float(self.forgetting_factor))
+        self._stream_fixed = tuple(getattr(self, name) for name in _STREAM_FIXED)
         return rng
 
     def _absorb(self, H, T, first):
         """Learn one chunk's hidden outputs H and targets T."""
         self.rls_.update(H, T)
+
+
+def _check_classes(classes):
+    """``classes=`` of partial_fit: a 1-D list of labels, no NaN or None."""
+    labels = np.asarray(classes)
+    missing = labels.dtype.kind == "f" and not np.isfinite(labels).all() or \
+        labels.dtype.kind == "O" and any(c is None or c != c for c in labels.ravel())
+    if labels.ndim != 1 or missing:
+        raise ValueError(f"classes must be a 1-D list of labels without NaN or None, or "
+                         f"'grow'; got {classes!r}")
+    return labels
+
+
+def partial_fit_classifier(model, X, y, classes):
+    """An online classifier's partial_fit with ``classes`` checked (shared by OS-ELM, FOS-ELM).
+
+    First call: ``classes`` is every label ever to appear, or 'grow' (the first chunk's
+    labels, at least two; a later chunk's new label adds a readout column whose past targets
+    were 0, exactly the model that had it from the start). Later calls: None, 'grow' in grow
+    mode, or the same labels as before.
+    """
+    first = not hasattr(model, "rls_")
+    growing = getattr(model, "_grow", False)
+    if isinstance(classes, str) and classes == "grow":
+        if is_dask_input(X, y):
+            raise ValueError("classes='grow' needs in-memory chunks")
+        if not first and not growing:
+            raise ValueError(f"classes='grow' differs from the first partial_fit's classes "
+                             f"{model.classes_.tolist()}; call fit or a fresh estimator")
+        classes, growing = (np.unique(column_or_1d(y)) if first else None), True
+    elif classes is not None:
+        classes = _check_classes(classes)
+        if not first and growing:
+            raise ValueError("classes differs from the first partial_fit's ('grow'): pass "
+                             "None or 'grow' on later calls")
+    if growing and not first:
+        model._add_classes(y)
+    model._check_first_call(X, y, classes)
+    model._partial_fit(X, y, classes=classes)
+    model._grow = growing
+    return model
 
 
 class ELMRegressor(RegressorOutputs, RegressorMixin, _ELM):
@@ -202,6 +346,15 @@ class OSELMRegressor(RegressorOutputs, RegressorMixin, _OSELM):
         Seeds W, b ~ U(-1, 1); the same seed gives the same model at any thread count.
     dtype : {'float64', 'float32'}, default='float64'
         Precision of the hidden layer and its products (the L×L solve is always float64).
+    forgetting_factor : float in (0, 1], default=1
+        λ: the readout is the ridge fit with row i of N weighted λ^(N−1−i), the ridge term
+        kept at alpha (``fastelm._rls``); the memory is about 1/(1 − λ) rows, the same for
+        any chunking. 1 is plain OS-ELM; may be changed between ``partial_fit`` calls.
+    window : int or None, default=None
+        Keep only the last ``window`` rows: after each chunk the rows that leave are removed
+        exactly, so the model always equals the batch fit on the last ``window`` rows (which
+        are stored in ``window_X_``, ``window_T_``). Needs alpha > 0 when shorter than
+        ``n_hidden``; not with forgetting_factor < 1.
 
     Attributes
     ----------
@@ -244,6 +397,15 @@ class OSELMClassifier(ClassifierOutputs, ClassifierMixin, _OSELM):
         Seeds W, b ~ U(-1, 1); the same seed gives the same model at any thread count.
     dtype : {'float64', 'float32'}, default='float64'
         Precision of the hidden layer and its products (the L×L solve is always float64).
+    forgetting_factor : float in (0, 1], default=1
+        λ: the readout is the ridge fit with row i of N weighted λ^(N−1−i), the ridge term
+        kept at alpha (``fastelm._rls``); the memory is about 1/(1 − λ) rows, the same for
+        any chunking. 1 is plain OS-ELM; may be changed between ``partial_fit`` calls.
+    window : int or None, default=None
+        Keep only the last ``window`` rows: after each chunk the rows that leave are removed
+        exactly, so the model always equals the batch fit on the last ``window`` rows (which
+        are stored in ``window_X_``, ``window_T_``). Needs alpha > 0 when shorter than
+        ``n_hidden``; not with forgetting_factor < 1.
     """
 
     def partial_fit(self, X, y, classes=None):
@@ -253,13 +415,14 @@ class OSELMClassifier(ClassifierOutputs, ClassifierMixin, _OSELM):
         ----------
         X : array-like of shape (n_samples, n_features), or a Dask collection
         y : array-like of shape (n_samples,)
-        classes : array-like, default=None
-            Every label ever to appear; required on the first call (except for Dask input,
-            whose labels are then found by a pass over y).
+        classes : array-like or 'grow', default=None
+            Required on the first call (except for Dask input, whose labels are then found
+            by a pass over y): every label ever to appear, or 'grow' (the first chunk's
+            labels; a new label later adds a readout column whose past targets were 0,
+            exactly the model that had it from the start). Later calls: None or the same.
 
         Returns
         -------
         self
         """
-        self._check_first_call(X, y, classes)
-        return self._partial_fit(X, y, classes=classes)
+        return partial_fit_classifier(self, X, y, classes)

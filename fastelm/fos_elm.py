@@ -18,7 +18,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 
 from ._base import ClassifierOutputs, RegressorOutputs
 from ._validation import NONNEGATIVE, POSITIVE_INT
-from .elm import _OSELM
+from .elm import _OSELM, partial_fit_classifier
 from .global_sensitivity import hidden_node_sensitivity
 
 
@@ -50,9 +50,11 @@ class _FOSELM(_OSELM):
                               "efast_interference": POSITIVE_INT}
 
     def __init__(self, n_hidden=200, activation="tanh", alpha=1e-3, delta=1e-3, min_nodes=10,
-                 efast_samples=1025, efast_interference=4, random_state=None, dtype="float64"):
+                 efast_samples=1025, efast_interference=4, random_state=None, dtype="float64",
+                 forgetting_factor=1.0, window=None):
         super().__init__(n_hidden=n_hidden, activation=activation, alpha=alpha,
-                         random_state=random_state, dtype=dtype)
+                         random_state=random_state, dtype=dtype,
+                         forgetting_factor=forgetting_factor, window=window)
         self.delta = delta
         self.min_nodes = min_nodes
         self.efast_samples = efast_samples
@@ -119,6 +121,10 @@ class FOSELMRegressor(RegressorOutputs, RegressorMixin, _FOSELM):
         a floor of about 1e-3, so keep delta above it).
     efast_interference : int, default=4
         EFAST interference factor M.
+    forgetting_factor : float in (0, 1], default=1
+        As in the OS-ELM estimators.
+    window : int or None, default=None
+        As in the OS-ELM estimators (the rows leaving are removed on the alive nodes).
 
     Attributes
     ----------
@@ -164,6 +170,10 @@ class FOSELMClassifier(ClassifierOutputs, ClassifierMixin, _FOSELM):
         a floor of about 1e-3, so keep delta above it).
     efast_interference : int, default=4
         EFAST interference factor M.
+    forgetting_factor : float in (0, 1], default=1
+        As in the OS-ELM estimators.
+    window : int or None, default=None
+        As in the OS-ELM estimators (the rows leaving are removed on the alive nodes).
 
     Attributes
     ----------
@@ -181,12 +191,12 @@ class FOSELMClassifier(ClassifierOutputs, ClassifierMixin, _FOSELM):
         ----------
         X : array-like of shape (n_samples, n_features), or a Dask collection
         y : array-like of shape (n_samples,)
-        classes : array-like, default=None
-            Every label ever to appear; required on the first call.
+        classes : array-like or 'grow', default=None
+            Every label ever to appear, or 'grow', on the first call (as in
+            ``OSELMClassifier.partial_fit``).
 
         Returns
         -------
         self
         """
-        self._check_first_call(X, y, classes)
-        return self._partial_fit(X, y, classes=classes)
+        return partial_fit_classifier(self, X, y, classes)

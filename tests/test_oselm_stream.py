@@ -1,0 +1,262 @@
+"""OS-ELM and FOS-ELM on changing streams: forget, window, forgetting_factor, classes='grow'.
+
+The reference is always the batch ridge fit (same W, b, alpha) on the rows the model should
+hold, compared after EVERY chunk, over random chunkings.
+"""
+import pickle
+
+import numpy as np
+import pytest
+
+from fastelm import FOSELMClassifier, FOSELMRegressor, OSELMClassifier, OSELMRegressor
+from fastelm._ridge import ridge_fit
+
+
+def _stream(n=600, d=5, seed=0, n_classes=None):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    if n_classes:
+        return X, np.digitize(X[:, 0] + 0.3 * X[:, 1], np.linspace(-1, 1, n_classes - 1))
+    return X, np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2]
+
+
+def _cuts(n, largest, seed):
+    rng, cuts, start = np.random.default_rng(seed), [], 0
+    while start < n:
+        stop = min(n, start + int(rng.integers(1, largest + 1)))
+        cuts.append((start, stop))
+        start = stop
+    return cuts
+
+
+def _targets(model, y):
+    if hasattr(model, "classes_"):
+        return (np.asarray(y)[:, None] == model.classes_).astype(float)
+    return np.asarray(y, dtype=float).reshape(len(y), -1)
+
+
+def _assert_batch(model, X, y, weights=None, rtol=1e-8):
+    """The model's readout equals the ridge fit of (X, y) (rows weighted) on its hidden layer."""
+    H, T = model._hidden(X), _targets(model, y)
+    if weights is not None:
+        H, T = H * np.sqrt(weights)[:, None], T * np.sqrt(weights)[:, None]
+    expected = ridge_fit(H, T, model.alpha)
+    error = np.linalg.norm(model.rls_.beta - expected) / np.linalg.norm(expected)
+    assert error <= rtol, error
+
+
+def _learn(model, X, y, first, **kw):
+    if first and hasattr(model, "predict_proba"):
+        kw.setdefault("classes", np.unique(y) if "classes" not in kw else kw["classes"])
+    return model.partial_fit(X, y, **kw)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("make", [
+    lambda: OSELMRegressor(n_hidden=40, alpha=1e-2, window=25, random_state=0),  # window < L
+    lambda: OSELMRegressor(n_hidden=40, alpha=1e-3, window=150, random_state=0),
+    lambda: OSELMClassifier(n_hidden=60, alpha=1e-2, window=45, random_state=0),
+])
+def test_window_equals_batch_fit_on_the_last_rows_after_every_chunk(make, seed):
+    model = make()
+    classifier = hasattr(model, "predict_proba")
+    X, y = _stream(seed=seed, n_classes=3 if classifier else None)
+    classes = np.unique(y)
+    for i, (start, stop) in enumerate(_cuts(len(y), 30, seed)):
+        if i == 0 and classifier:
+            model.partial_fit(X[start:stop], y[start:stop], classes=classes)
+        else:
+            model.partial_fit(X[start:stop], y[start:stop])
+        first = max(0, stop - model.window)
+        assert len(model.window_X_) == stop - first
+        _assert_batch(model, X[first:stop], y[first:stop])
+    assert "woodbury" in model.rls_.forms or model.window < model.n_hidden
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("cls", [OSELMRegressor, OSELMClassifier])
+def test_forget_equals_batch_fit_on_the_remaining_rows_after_every_removal(cls, seed):
+    X, y = _stream(seed=seed, n_classes=3 if cls is OSELMClassifier else None)
+    model = cls(n_hidden=50, alpha=1e-3, random_state=1)
+    for i, (start, stop) in enumerate(_cuts(500, 60, seed)):
+        _learn(model, X[start:stop], y[start:stop], i == 0)
+        _assert_batch(model, X[:stop], y[:stop])
+    held = np.ones(500, bool)
+    order = np.random.default_rng(seed).permutation(500)[:420]  # delete rows in random order
+    for part in np.array_split(order, 12):
+        model.forget(X[part], y[part])
+        held[part] = False
+        _assert_batch(model, X[:500][held], y[:500][held])
+    model.partial_fit(X[500:], y[500:])  # and learning goes on from there
+    keep = np.r_[np.flatnonzero(held), np.arange(500, 600)]
+    _assert_batch(model, X[keep], y[keep])
+
+
+def test_plain_oselm_equals_batch_after_every_chunk_in_both_forms():
+    # Woodbury steps (small chunks once L rows are in) and information steps interleaved
+    X, y = _stream(n=1500, seed=4)
+    model = OSELMRegressor(n_hidden=80, alpha=1e-3, random_state=2)
+    sizes = [100, 3, 1, 200, 5, 2, 7, 400, 1, 1, 30, 250, 4]
+    start = 0
+    for size in sizes:
+        model.partial_fit(X[start:start + size], y[start:start + size])
+        start += size
+        _assert_batch(model, X[:start], y[:start])
+    assert {"woodbury", "information"} <= set(model.rls_.forms)
+
+
+@pytest.mark.parametrize("lam", [0.999, 0.95])
+def test_forgetting_factor_equals_weighted_batch_fit_for_any_chunking(lam):
+    X, y = _stream(seed=5, n_classes=2)
+    for seed in range(2):
+        model = OSELMClassifier(n_hidden=30, alpha=1e-2, forgetting_factor=lam, random_state=3)
+        for i, (start, stop) in enumerate(_cuts(600, 50, seed)):
+            _learn(model, X[start:stop], y[start:stop], i == 0)
+            _assert_batch(model, X[:stop], y[:stop], weights=lam ** np.arange(stop - 1, -1, -1))
+
+
+def test_forgetting_factor_one_is_plain_oselm_bitwise():
+    X, y = _stream(n=900, seed=6)
+    plain = OSELMRegressor(n_hidden=60, random_state=4)
+    one = OSELMRegressor(n_hidden=60, random_state=4, forgetting_factor=1)
+    for start, stop in _cuts(900, 12, 6):
+        plain.partial_fit(X[start:stop], y[start:stop])
+        one.partial_fit(X[start:stop], y[start:stop])
+        assert np.array_equal(plain.beta_, one.beta_)
+    assert plain.rls_.forms == one.rls_.forms and "woodbury" in plain.rls_.forms
+
+
+@pytest.mark.parametrize("window", [None, 120])
+@pytest.mark.parametrize("cls", [OSELMClassifier, FOSELMClassifier])
+def test_grown_classes_equal_having_them_from_the_start(cls, window):
+    X, y = _stream(n=800, seed=7, n_classes=4)
+    labels = np.array(["a", "b", "c", "d"])[y]
+    order = np.argsort(np.where(labels == "d", 1, 0) + np.where(labels == "b", 0.5, 0),
+                       kind="stable")  # 'b' rows after the first half, 'd' rows last
+    X, labels = X[order], labels[order]
+    kw = dict(n_hidden=50, alpha=1e-2, random_state=5, window=window)
+    if cls is FOSELMClassifier:
+        kw.update(delta=0.005, min_nodes=20)
+    grown, full = cls(**kw), cls(**kw)
+    for i, (start, stop) in enumerate(_cuts(800, 70, 7)):
+        Xc, yc = X[start:stop], labels[start:stop]
+        if i == 0:
+            grown.partial_fit(Xc, yc, classes="grow")
+            full.partial_fit(Xc, yc, classes=["a", "b", "c", "d"])
+        else:
+            grown.partial_fit(Xc, yc)
+            full.partial_fit(Xc, yc)
+        assert set(grown.classes_) == set(labels[:stop])
+        columns = np.searchsorted(full.classes_, grown.classes_)
+        np.testing.assert_allclose(grown.rls_.beta, full.rls_.beta[:, columns], rtol=1e-8,
+                                   atol=1e-12)
+        assert not full.rls_.beta[:, np.setdiff1d(range(4), columns)].any()
+    assert list(grown.classes_) == ["a", "b", "c", "d"]
+    np.testing.assert_allclose(grown.decision_function(X), full.decision_function(X),
+                               rtol=1e-8, atol=1e-10)
+    if window is None:  # (a window of only 'd' rows leaves the other scores at round-off)
+        np.testing.assert_array_equal(grown.predict(X), full.predict(X))
+    if cls is FOSELMClassifier:
+        np.testing.assert_array_equal(grown.node_ids_, full.node_ids_)
+        assert len(grown.node_ids_) < 50
+
+
+@pytest.mark.parametrize("make", [
+    lambda: OSELMClassifier(n_hidden=40, window=100, random_state=0),
+    lambda: OSELMClassifier(n_hidden=40, forgetting_factor=0.99, random_state=0),
+    lambda: FOSELMRegressor(n_hidden=40, window=150, delta=0.01, random_state=0),
+])
+def test_pickled_mid_stream_continues_identically(make):
+    model = make()
+    classifier = hasattr(model, "predict_proba")
+    X, y = _stream(n=700, seed=8, n_classes=3 if classifier else None)
+    if classifier:
+        y = np.where(np.arange(700) < 300, np.minimum(y, 1), y)  # label 2 arrives later
+    cuts = _cuts(700, 60, 8)
+    copy = None
+    for i, (start, stop) in enumerate(cuts):
+        kw = {"classes": "grow"} if classifier and i == 0 else {}
+        model.partial_fit(X[start:stop], y[start:stop], **kw)
+        if copy is not None:
+            copy.partial_fit(X[start:stop], y[start:stop])
+            assert np.array_equal(copy.predict(X), model.predict(X))
+            assert np.array_equal(copy.beta_, model.beta_)
+        if i == 3:
+            copy = pickle.loads(pickle.dumps(model))
+
+
+def test_clear_errors():
+    X, y = _stream(n=200, n_classes=3)
+    with pytest.raises(ValueError, match="forgetting_factor"):
+        OSELMClassifier(forgetting_factor=0).fit(X, y)
+    with pytest.raises(ValueError, match="forgetting_factor"):
+        OSELMClassifier(forgetting_factor=np.nan).fit(X, y)
+    with pytest.raises(ValueError, match="window"):
+        OSELMClassifier(window=0).fit(X, y)
+    with pytest.raises(ValueError, match="cannot be combined"):
+        OSELMClassifier(window=50, forgetting_factor=0.9).fit(X, y)
+    with pytest.raises(ValueError, match="needs alpha > 0"):
+        OSELMRegressor(n_hidden=30, alpha=0, window=20).fit(X, y)
+    model = OSELMClassifier(n_hidden=20, window=50, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="forget is not available with window"):
+        model.forget(X[:5], y[:5])
+    with pytest.raises(ValueError, match="forgetting_factor"):
+        OSELMClassifier(forgetting_factor=0.9).fit(X, y).forget(X[:5], y[:5])
+    with pytest.raises(ValueError, match="singular at alpha=0"):
+        OSELMRegressor(n_hidden=30, alpha=0).fit(X, y).forget(X[:180], y[:180])
+    with pytest.raises(ValueError, match="not in classes_"):
+        OSELMClassifier(n_hidden=20).fit(X, y).forget(X[:2], [0, 7])
+
+
+def test_partial_fit_classes_checks():
+    X, y = _stream(n=200, n_classes=3)
+    model = OSELMClassifier(n_hidden=20, random_state=0)
+    with pytest.raises(ValueError, match="classes must be passed"):
+        model.partial_fit(X, y)
+    for bad in ([0, 1, np.nan], [0, None, 2], [[0, 1], [2, 3]]):
+        with pytest.raises(ValueError, match="without NaN or None"):
+            OSELMClassifier().partial_fit(X, y, classes=bad)
+    model.partial_fit(X[:100], y[:100], classes=[0, 1, 2])
+    model.partial_fit(X[100:150], y[100:150], classes=[2, 1, 0])  # the same labels: fine
+    with pytest.raises(ValueError, match="differs from the first"):
+        model.partial_fit(X[150:], y[150:], classes=[0, 1, 2, 3])
+    with pytest.raises(ValueError, match="differs from the first"):
+        model.partial_fit(X[150:], y[150:], classes="grow")
+    with pytest.raises(ValueError, match="not in classes_"):  # default: unseen label refused
+        model.partial_fit(X[150:152], [0, 5])
+    grown = OSELMClassifier(n_hidden=20, random_state=0).partial_fit(X[:50], y[:50], "grow")
+    with pytest.raises(ValueError, match="differs from the first"):
+        grown.partial_fit(X[50:], y[50:], classes=[0, 1, 2])
+    with pytest.raises(ValueError, match="Input y contains NaN"):
+        grown.partial_fit(X[50:52], [0.0, np.nan])
+
+
+@pytest.mark.parametrize("name,value", [("activation", "relu"), ("n_hidden", 30),
+                                        ("alpha", 1.0), ("dtype", "float32"), ("window", 10)])
+def test_parameters_fixed_by_the_first_partial_fit(name, value):
+    X, y = _stream(n=100)
+    model = OSELMRegressor(n_hidden=20, random_state=0).partial_fit(X[:50], y[:50])
+    model.set_params(**{name: value})
+    with pytest.raises(ValueError, match=f"{name} changed"):
+        model.partial_fit(X[50:], y[50:])
+    model.fit(X, y)  # fit starts afresh with the new value
+    assert getattr(model, "_stream_fixed")[("n_hidden", "activation", "alpha", "dtype",
+                                            "window").index(name)] == value
+
+
+def test_parameters_revalidated_between_partial_fits():
+    X, y = _stream(n=300)
+    model = FOSELMRegressor(n_hidden=40, random_state=0).partial_fit(X[:100], y[:100])
+    model.set_params(delta=np.nan)
+    with pytest.raises(ValueError, match="delta"):
+        model.partial_fit(X[100:200], y[100:200])
+    model.set_params(delta=0.01, forgetting_factor=0.9)  # allowed to change mid-stream
+    model.partial_fit(X[100:200], y[100:200])
+    assert model.rls_.forgetting_factor == 0.9
+
+
+def test_dask_input_refused_with_stream_options():
+    da = pytest.importorskip("dask.array")
+    X, y = _stream(n=100)
+    with pytest.raises(ValueError, match="in-memory chunks"):
+        OSELMRegressor(forgetting_factor=0.9).fit(da.from_array(X), da.from_array(y))
