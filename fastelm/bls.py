@@ -53,7 +53,7 @@ approximates the ridge solution; ours is exact. The Gram state is rebuilt from t
 """
 
 import numpy as np
-from scipy.linalg import orth
+from scipy.linalg import cho_factor, orth
 from scipy.linalg.blas import get_blas_funcs
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -549,6 +549,59 @@ class _BLS(BaseEstimator):
             self.gram_ = BroadGram("dual", K, np.vstack([gram.rhs, T]))
         return self._solve()
 
+
+    def remove_rows(self, rows):
+        """Forget learned rows exactly (a deletion request): the readout becomes the one trained
+        on the remaining rows, with the same windows, scalings and nodes.
+
+        ``rows`` indexes or masks the rows learned so far, in the order learned (those of
+        ``feature_nodes_``). The primal Gram loses I_rᵀI_r and I_rᵀT_r (float32: rebuilt from
+        the remaining rows); the dual one its rows and columns r. ValueError, with nothing
+        changed, when the remaining system is not positive definite (reg = 0 and fewer
+        independent rows than nodes).
+
+        Parameters
+        ----------
+        rows : array-like of int or bool
+            Positions (or a mask) among the rows learned so far.
+
+        Returns
+        -------
+        self
+        """
+        check_is_fitted(self, "beta_")
+        n = self.feature_nodes_.shape[0]
+        try:
+            index = np.unique(np.arange(n)[rows])
+        except IndexError as error:
+            raise ValueError(f"rows must index the {n} rows learned: {error}") from None
+        keep = np.setdiff1d(np.arange(n), index)
+        if keep.size == 0:
+            raise ValueError("cannot remove every learned row")
+        before = (self.feature_nodes_, self.targets_, self.gram_, self.beta_)
+        Z_gone, T_gone = self.feature_nodes_[index], self.targets_[index]
+        self.feature_nodes_, self.targets_ = self.feature_nodes_[keep], self.targets_[keep]
+        gram = self.gram_
+        with serial_if_small(_work(n, self._n_nodes(), 0, 0)):
+            if gram is None or gram.form != self._preferred_form() or \
+                    gram.form == "primal" and Z_gone.dtype == np.float32:
+                self.gram_ = self._build_gram(self._preferred_form())
+            elif gram.form == "primal":
+                K, rhs = np.array(gram.K, order="F"), gram.rhs.copy()
+                for r0, r1, block in self._broad_blocks(Z_gone):
+                    K -= block.T @ block  # (only the upper triangle is used)
+                    rhs -= block.T @ T_gone[r0:r1]
+                self.gram_ = BroadGram("primal", K, rhs)
+            else:
+                self.gram_ = BroadGram("dual", np.asfortranarray(gram.K[np.ix_(keep, keep)]),
+                                       gram.rhs[keep])
+            try:
+                cho_factor(self.gram_.K, lower=False, check_finite=False)
+            except np.linalg.LinAlgError:
+                self.feature_nodes_, self.targets_, self.gram_, self.beta_ = before
+                raise ValueError(f"removing these {index.size} rows leaves the readout's ridge "
+                                 f"system singular at reg={self.reg:g}; increase reg") from None
+            return self._solve()
 
 
 class BLSRegressor(RegressorOutputs, RegressorMixin, _BLS):

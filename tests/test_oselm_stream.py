@@ -260,3 +260,49 @@ def test_dask_input_refused_with_stream_options():
     X, y = _stream(n=100)
     with pytest.raises(ValueError, match="in-memory chunks"):
         OSELMRegressor(forgetting_factor=0.9).fit(da.from_array(X), da.from_array(y))
+
+
+@pytest.mark.parametrize("n_enhancement", [60, 400])  # primal (rows > nodes) and dual
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_bls_remove_rows_equals_training_on_the_remaining_rows(n_enhancement, dtype):
+    from fastelm import BLSRegressor
+
+    X, y = _stream(n=300, seed=9)
+    bls = BLSRegressor(n_windows=3, nodes_per_window=4, n_enhancement=n_enhancement, reg=1e-2,
+                       random_state=0, dtype=dtype).fit(X, y)
+    held = np.ones(300, bool)
+    for part in (np.arange(0, 300, 7), np.arange(1, 40)):  # positions among the rows held
+        bls.remove_rows(part)
+        held[np.flatnonzero(held)[part]] = False
+        if dtype == "float32":  # the same model refitted from the remaining rows' Gram
+            fresh = pickle.loads(pickle.dumps(bls))
+            fresh.gram_ = None
+            fresh._add_rows(X[:0].astype(np.float32), np.zeros((0, 1), np.float32))
+            np.testing.assert_allclose(bls.beta_, fresh.beta_, rtol=1e-5, atol=1e-6)
+            continue
+        I = bls.broad_features(X[held])
+        if I.shape[0] >= I.shape[1]:
+            expected = np.linalg.solve(I.T @ I + 1e-2 * np.eye(I.shape[1]), I.T @ y[held])
+        else:
+            expected = I.T @ np.linalg.solve(I @ I.T + 1e-2 * np.eye(I.shape[0]), y[held])
+        error = np.linalg.norm(bls.beta_[:, 0] - expected) / np.linalg.norm(expected)
+        assert error <= 1e-8, error
+    assert bls.feature_nodes_.shape[0] == held.sum()
+
+
+def test_bls_remove_rows_refuses_a_singular_system_and_bad_rows():
+    from fastelm import BLSClassifier
+
+    X, y = _stream(n=100, seed=10, n_classes=2)
+    X, y = np.vstack([X, X]), np.r_[y, y]  # rows 100..199 repeat rows 0..99
+    bls = BLSClassifier(n_windows=2, nodes_per_window=5, n_enhancement=30, reg=0.0,
+                        random_state=0).fit(X, y)
+    beta = bls.beta_.copy()
+    with pytest.raises(ValueError, match="singular at reg=0"):
+        bls.remove_rows(np.r_[20:100, 120:200])  # 40 rows for 40 nodes, only 20 distinct
+    np.testing.assert_array_equal(bls.beta_, beta)
+    assert bls.feature_nodes_.shape[0] == 200
+    with pytest.raises(ValueError, match="index the 200 rows"):
+        bls.remove_rows([200])
+    with pytest.raises(ValueError, match="every learned row"):
+        bls.remove_rows(np.ones(200, bool))
