@@ -1,0 +1,42 @@
+"""Smoke test of benchmarks/bench_streams.py on a tiny stream (river is in the 'stream'
+extra: skipped without it), so the drifting-streams benchmark cannot rot."""
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("river")
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_streams.py"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("fastelm_bench_streams", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name", ["hyperplane", "sea", "agrawal"])
+def test_streams_are_seeded_and_drift_where_said(bench, name):
+    X, dicts, y, drift = bench.make_stream(name, 600, seed=3)
+    X2, _, y2, _ = bench.make_stream(name, 600, seed=3)
+    assert X.shape[0] == len(dicts) == len(y) == 600 and drift == 300
+    np.testing.assert_array_equal(X, X2)
+    np.testing.assert_array_equal(y, y2)
+    np.testing.assert_array_equal(X[5], list(dicts[5].values()))
+    scaled = bench.scale_inputs(X)
+    np.testing.assert_allclose(scaled[:100].std(axis=0)[X[:100].std(axis=0) > 0],
+                               1 / np.sqrt(X.shape[1]))
+
+
+def test_tiny_run_writes_tables_and_plot(bench, tmp_path):
+    bench.main(["--rows", "1500", "--streams", "sea", "--out", str(tmp_path)])
+    rows = (tmp_path / "streams.csv").read_text().splitlines()
+    assert rows[0] == "stream,learner,accuracy,accuracy_after_drift,rows_per_second"
+    assert len(rows) == 1 + 6  # three OS-ELMs and three river learners
+    accuracy = {r.split(",")[1]: float(r.split(",")[2]) for r in rows[1:]}
+    assert all(0.5 < a <= 1 for a in accuracy.values()), accuracy
+    assert "| sea | river ARF |" in (tmp_path / "streams.md").read_text()
+    assert (tmp_path / "accuracy_over_time.png").stat().st_size > 10_000
