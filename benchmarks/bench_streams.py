@@ -27,6 +27,7 @@ The asv classes at the bottom time the OS-ELM variants on 10000 rows of each str
 their accuracy after the drift; they are skipped when river is not installed.
 """
 import argparse
+import csv
 import itertools
 import sys
 import time
@@ -152,7 +153,7 @@ def run_stream(name, n_rows, learners, seed=0, log=print):
 
 def write_outputs(all_results, out, n_rows):
     out.mkdir(parents=True, exist_ok=True)
-    lines = ["stream,learner,accuracy,accuracy_after_drift,rows_per_second"]
+    lines = [["stream", "learner", "accuracy", "accuracy_after_drift", "rows_per_second"]]
     md = [f"Prequential accuracy (test-then-train, chunks of {CHUNK}, first chunk not scored), "
           f"{n_rows} rows per stream; 'after drift' = rows from the drift on (hyperplane: the "
           "second half). Speed: rows learned and predicted per second of predict + "
@@ -163,13 +164,14 @@ def write_outputs(all_results, out, n_rows):
         speed = {k: r.rows_per_second for k, r in results.items()}
         for label, r in results.items():
             acc, after = r.mean_accuracy(), r.mean_accuracy(drift)
-            lines.append(f"{name},{label},{acc:.4f},{after:.4f},{r.rows_per_second:.0f}")
+            lines.append([name, label, f"{acc:.4f}", f"{after:.4f}", f"{r.rows_per_second:.0f}"])
             ratios = [speed[label] / speed[k] if k in speed else float("nan") for k in
                       ("river LogisticRegression", "river HoeffdingAdaptiveTree", "river ARF")]
             md.append(f"| {name} | {label} | {acc:.4f} | {after:.4f} | "
                       f"{r.rows_per_second:,.0f} | " + " | ".join(f"{q:.1f}" for q in ratios)
                       + " |")
-    (out / "streams.csv").write_text("\n".join(lines) + "\n")
+    with open(out / "streams.csv", "w", newline="") as f:
+        csv.writer(f).writerows(lines)
     (out / "streams.md").write_text("\n".join(md) + "\n")
     try:
         import matplotlib

@@ -108,10 +108,12 @@ def _check_options(options, classifier):
 
 
 def _scores_elm(g, model, x):
-    """scores = g(x W + b) beta for the ELM family."""
+    """scores = g(x W + b) beta for the ELM family ([x, g(x W + b)] beta with direct links)."""
     dtype = model.W_.dtype
     H = g.node("Add", [g.node("MatMul", [x, g.const(model.W_, "W")]), g.const(model.b_, "b")])
     H = g.node(_ONNX_ACTIVATION[model.activation], [H], "hidden")
+    if getattr(model, "direct_links", False):
+        H = g.node("Concat", [x, H], "links", axis=1)
     return g.node("MatMul", [H, g.const(np.asarray(model.beta_, dtype=dtype), "beta")], "scores")
 
 

@@ -1,5 +1,6 @@
 """Smoke test of benchmarks/bench_streams.py on a tiny stream (river is in the 'stream'
 extra: skipped without it), so the drifting-streams benchmark cannot rot."""
+import csv
 import importlib.util
 from pathlib import Path
 
@@ -33,10 +34,11 @@ def test_streams_are_seeded_and_drift_where_said(bench, name):
 
 def test_tiny_run_writes_tables_and_plot(bench, tmp_path):
     bench.main(["--rows", "1500", "--streams", "sea", "--out", str(tmp_path)])
-    rows = (tmp_path / "streams.csv").read_text().splitlines()
-    assert rows[0] == "stream,learner,accuracy,accuracy_after_drift,rows_per_second"
+    with open(tmp_path / "streams.csv", newline="") as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == ["stream", "learner", "accuracy", "accuracy_after_drift", "rows_per_second"]
     assert len(rows) == 1 + 6  # three OS-ELMs and three river learners
-    accuracy = {r.split(",")[1]: float(r.split(",")[2]) for r in rows[1:]}
+    accuracy = {r[1]: float(r[2]) for r in rows[1:]}
     assert all(0.5 < a <= 1 for a in accuracy.values()), accuracy
     assert "| sea | river ARF |" in (tmp_path / "streams.md").read_text()
     assert (tmp_path / "accuracy_over_time.png").stat().st_size > 10_000

@@ -90,6 +90,15 @@ def test_round_trip_equals_fastelm(name, dtype):
     _check_round_trip(model, X, dtype, classifier)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_direct_links(dtype):
+    X, y = _data(3)
+    model = ELMClassifier(n_hidden=20, direct_links=True, random_state=0,
+                          dtype=dtype.__name__).fit(X, y)
+    assert model.beta_.shape[0] == 26
+    _check_round_trip(model, X, dtype, True)
+
+
 @pytest.mark.parametrize("activation", sorted(ACTIVATIONS))
 def test_every_activation(activation):
     X, y = _data(0)
