@@ -218,7 +218,7 @@ def test_partial_fit_classes_checks():
             OSELMClassifier().partial_fit(X, y, classes=bad)
     model.partial_fit(X[:100], y[:100], classes=[0, 1, 2])
     model.partial_fit(X[100:150], y[100:150], classes=[2, 1, 0])  # the same labels: fine
-    with pytest.raises(ValueError, match="differs from the first"):
+    with pytest.raises(ValueError, match="not the same as on last call"):
         model.partial_fit(X[150:], y[150:], classes=[0, 1, 2, 3])
     with pytest.raises(ValueError, match="differs from the first"):
         model.partial_fit(X[150:], y[150:], classes="grow")
