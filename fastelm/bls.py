@@ -219,11 +219,11 @@ class _BLS(BaseEstimator):
         "n_windows": POSITIVE_INT, "nodes_per_window": POSITIVE_INT,
         "n_enhancement": POSITIVE_INT, "shrink": POSITIVE, "reg": NONNEGATIVE,
         "sparse_lambda": NONNEGATIVE, "preprocessing": [StrOptions(set(PREPROCESSING))],
-        "random_state": RANDOM_STATE, "dtype": DTYPE}
+        "direct_links": ["boolean"], "random_state": RANDOM_STATE, "dtype": DTYPE}
 
     def __init__(self, n_windows=10, nodes_per_window=10, n_enhancement=1000, shrink=0.8,
                  reg=2.0 ** -30, sparse_lambda=1e-3, preprocessing="minmax",
-                 random_state=None, dtype="float64"):
+                 direct_links=False, random_state=None, dtype="float64"):
         self.n_windows = n_windows
         self.nodes_per_window = nodes_per_window
         self.n_enhancement = n_enhancement
@@ -231,6 +231,7 @@ class _BLS(BaseEstimator):
         self.reg = reg
         self.sparse_lambda = sparse_lambda
         self.preprocessing = preprocessing
+        self.direct_links = direct_links
         self.random_state = random_state
         self.dtype = dtype
 
@@ -238,6 +239,13 @@ class _BLS(BaseEstimator):
     def _check_params(self):
         self._validate_params()
         return check_dtype(self.dtype)
+
+    def _direct_links(self):
+        return self.direct_links
+
+    def _links(self):
+        """d when the scaled inputs X' lead the readout inputs (direct links), else 0."""
+        return self.n_features_in_ if self._direct_links() else 0
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -251,7 +259,8 @@ class _BLS(BaseEstimator):
         return self._n_nodes()
 
     def _n_nodes(self):
-        return self.sparse_weights_.shape[1] + sum(W.shape[1] for W in self.enhancement_weights_)
+        return (self._links() + self.sparse_weights_.shape[1]
+                + sum(W.shape[1] for W in self.enhancement_weights_))
 
     def _block_rows(self, n_columns):
         itemsize = np.dtype(self.sparse_weights_.dtype).itemsize
@@ -287,9 +296,11 @@ class _BLS(BaseEstimator):
         return affine_columns(Z, self.feature_offset_, self.feature_gain_, 0.0)
 
     def _feature_nodes(self, X):
-        """Z for new scaled inputs X with the fitted windows and training min-max scaling."""
+        """Z for new scaled inputs X with the fitted windows and training min-max scaling
+        ([X, Z] with direct links)."""
         Z = X @ self.sparse_weights_[:-1] + BIAS * self.sparse_weights_[-1]
-        return affine_columns(Z, self.feature_offset_, self.feature_gain_, 0.0)
+        Z = affine_columns(Z, self.feature_offset_, self.feature_gain_, 0.0)
+        return np.hstack([X, Z]) if self._direct_links() else Z
 
     def _enhancement_shrink(self, Z, Wh):
         """l = s / max(T2), T2 = H2 Wh over the rows of Z (H2 = [Z, 0.1]), block by block.
@@ -297,6 +308,7 @@ class _BLS(BaseEstimator):
         max(T2) = max_j (max_i (Z Wh)_ij + 0.1·Wh[-1, j]) exactly (rounding is monotone). Only
         when max(T2) ≤ 0 (a degenerate handful of rows) is max |T2| used instead.
         """
+        Z = Z[:, self._links():]  # the feature nodes, after the direct links' inputs
         rows = self._block_rows(Wh.shape[1])
         bias = BIAS * Wh[-1]
         top = np.full(Wh.shape[1], -np.inf, dtype=Wh.dtype)
@@ -316,7 +328,7 @@ class _BLS(BaseEstimator):
         L = self._n_nodes()
         rows = min(Z.shape[0], rows or self._block_rows(L))
         buffer = np.empty((max(rows, 1), L), dtype=Z.dtype)
-        nk = Z.shape[1]
+        nk, links = Z.shape[1], self._links()
         for r0 in range(0, Z.shape[0], rows):
             r1 = min(r0 + rows, Z.shape[0])
             block = buffer[:r1 - r0]
@@ -324,7 +336,7 @@ class _BLS(BaseEstimator):
             col = nk
             for Wh, l in zip(self.enhancement_weights_, self.enhancement_shrink_):
                 q = Wh.shape[1]
-                np.matmul(Z[r0:r1], Wh[:-1], out=block[:, col:col + q])
+                np.matmul(Z[r0:r1, links:], Wh[:-1], out=block[:, col:col + q])
                 tansig_shrink(block, col, BIAS * Wh[-1], l)
                 col += q
             yield r0, r1, block
@@ -436,7 +448,10 @@ class _BLS(BaseEstimator):
             if self.preprocessing == "minmax":
                 offset, gain = minmax_parameters(X, 0.0, 1.0)
                 self.x_offset_, self.x_gain_ = offset.astype(dtype), gain.astype(dtype)
-            Z = self._fit_feature_windows(self._scale_inputs(X), rng)
+            X = self._scale_inputs(X)
+            Z = self._fit_feature_windows(X, rng)
+            if self._direct_links():
+                Z = np.hstack([X, Z])
             del X  # a float32 copy of the caller's data is not needed for the Gram
             Wh = draw_enhancement_weights(rng, nk + 1, self.n_enhancement, dtype)
             self.enhancement_weights_ = [Wh]
@@ -472,7 +487,7 @@ class _BLS(BaseEstimator):
 
     def _add_enhancement_nodes(self, n_new):
         Z, T, dtype = self.feature_nodes_, self.targets_, self.sparse_weights_.dtype
-        Wh = draw_enhancement_weights(self.rng_, Z.shape[1] + 1, n_new, dtype)
+        Wh = draw_enhancement_weights(self.rng_, self.sparse_weights_.shape[1] + 1, n_new, dtype)
         L_old, gram = self._n_nodes(), self.gram_
         self.enhancement_weights_.append(Wh)
         self.enhancement_shrink_.append(self._enhancement_shrink(Z, Wh))
@@ -626,6 +641,9 @@ class BLSRegressor(RegressorOutputs, RegressorMixin, _BLS):
         min-max scaled per row within each window, class targets ±1. 'minmax' scales each input
         column to [0, 1] (training minima and maxima), A per column, and codes classes one-hot
         0/1 (module docstring).
+    direct_links : bool, default=False
+        Put the scaled inputs X' beside the broad layer in the readout, I = [X' | Z | E] (the
+        RVFL form): on wide data (connectomes) the linear part is most of the signal.
     random_state : int, numpy Generator or None
         Seeds every We (window by window), then Wh, then the Wh of later
         ``add_enhancement_nodes`` calls, from one Generator.
@@ -646,7 +664,8 @@ class BLSRegressor(RegressorOutputs, RegressorMixin, _BLS):
     enhancement_weights_ : list of (n·k+1, q_g) orthonormal Wh, one per enhancement group
     enhancement_shrink_ : list of the groups' shrinks l_g
     beta_ : (n_nodes_, m) the readout; rows follow I = [Z | E_1 | E_2 …]
-    feature_nodes_, targets_ : Z and the coded targets of every row learned (for increments)
+    feature_nodes_, targets_ : Z ([X', Z] with direct links) and the coded targets of every row
+        learned (for increments)
     gram_ : BroadGram, the kept normal equations (K is n_nodes_² or rows², float64; set it to
         None to free the memory, and the next increment rebuilds it from feature_nodes_)
     rng_ : the Generator, advanced past every draw so far

@@ -511,8 +511,8 @@ class _BLSCV(_SearchCV):
     _penalty, _size = "reg", None
 
     def __init__(self, n_windows=10, nodes_per_window=10, n_enhancement=1000, shrink=0.8,
-                 regs=REGS, sparse_lambda=1e-3, preprocessing="minmax", cv=None, scoring=None,
-                 random_state=None, dtype="float64"):
+                 regs=REGS, sparse_lambda=1e-3, preprocessing="minmax", direct_links=False,
+                 cv=None, scoring=None, random_state=None, dtype="float64"):
         self.n_windows = n_windows
         self.nodes_per_window = nodes_per_window
         self.n_enhancement = n_enhancement
@@ -520,12 +520,14 @@ class _BLSCV(_SearchCV):
         self.regs = regs
         self.sparse_lambda = sparse_lambda
         self.preprocessing = preprocessing
+        self.direct_links = direct_links
         self.cv = cv
         self.scoring = scoring
         self.random_state = random_state
         self.dtype = dtype
 
-    direct_links = False  # not yet a parameter of the BLS estimators
+    def _direct_links(self):
+        return self.__dict__.get("direct_links_", False)
 
     @property
     def reg(self):
@@ -535,17 +537,20 @@ class _BLSCV(_SearchCV):
         except KeyError:
             raise AttributeError("reg is chosen by fit (reg_)") from None
 
-    def _base(self, reg):
+    def _base(self, reg, direct_links):
         names = ("n_windows", "nodes_per_window", "n_enhancement", "shrink", "sparse_lambda",
                  "preprocessing", "random_state", "dtype")
-        return self._base_class(reg=reg, **{k: getattr(self, k) for k in names})
+        return self._base_class(reg=reg, direct_links=direct_links,
+                                **{k: getattr(self, k) for k in names})
 
     def fit(self, X, y):
         """Score every penalty of ``regs`` on every split (one BLS layer and Gram sum per
         split), then fit the BLS on all rows at the best one (``reg_``)."""
         regs = check_grid(self.regs, "regs")
-        self.__dict__.pop("reg_", None)
-        probe = self._base(regs[0])
+        links = check_bool_grid(self.direct_links, "direct_links")
+        for name in ("reg_", "direct_links_"):
+            self.__dict__.pop(name, None)
+        probe = self._base(regs[0], False)
         dtype = probe._check_params()
         X, T = self._validate_Xy(X, y, dtype, reset=True)
         T = self._code_targets(T)
@@ -554,13 +559,13 @@ class _BLSCV(_SearchCV):
         self._check_classes(y, folds)
         template = self._template()
         scorer = _check_scorer(self.scoring, template)
-        _, a, _ = self._search(X, y, T, regs, None, [False], scorer, folds, template)
-        self.reg_ = regs[a]
+        link, a, _ = self._search(X, y, T, regs, None, links, scorer, folds, template)
+        self.reg_, self.direct_links_ = regs[a], links[link]
         return self._fit(X, y)
 
     def _folds_data(self, X, y, T, folds, link, predictions):
         for tr, te in folds:
-            layer = self._base(1.0)  # the layer does not depend on the penalty
+            layer = self._base(1.0, link)  # the layer does not depend on the penalty
             work = layer._fit_layer(X[tr], y[tr])
             with serial_if_small(work):
                 yield self._fold(layer, X, T, tr, te, work)
@@ -587,12 +592,15 @@ _BLS_PARAMS_DOC = """
         As in ``BLSRegressor``.
     regs : sequence of float > 0, default=(2**-30, 1e-6, 1e-5, …, 1e2)
         Readout penalties C searched (the paper's C = 2⁻³⁰ first).
+    direct_links : bool or list of bool, default=False
+        I = [X' | Z | E] (``BLSRegressor(direct_links=True)``); a list is searched.
     cv, scoring :
         As in ``ELMRegressorCV``.
 
     Attributes
     ----------
-    reg_ : the chosen penalty (also readable as ``reg``, used by the increments)
+    reg_, direct_links_ : the chosen point (``reg_`` also readable as ``reg``, used by the
+        increments)
     best_params_, best_score_, best_index_, cv_results_, n_splits_ : as in ``ELMRegressorCV``
     every fitted attribute of ``BLSRegressor``, for the BLS refitted on all rows at ``reg_``
 """

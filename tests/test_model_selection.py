@@ -112,14 +112,19 @@ def test_bls_regressor_cv_equals_grid_search(preprocessing, n_enhancement):
 @pytest.mark.parametrize("preprocessing", ["minmax", "reference"])
 @pytest.mark.parametrize("scoring", [None, "accuracy"])
 def test_bls_classifier_cv_equals_grid_search(preprocessing, scoring):
-    X, y = classification_data()
+    X, y = classification_data(d=40)  # 180 training rows: 40 + 100 + 120 columns, dual
     cv = StratifiedKFold(4, shuffle=True, random_state=2)
     regs = [1e-4, 1e-2, 1.0]
     params = dict(n_enhancement=120, preprocessing=preprocessing, random_state=3)
-    ours = BLSClassifierCV(regs=regs, cv=cv, scoring=scoring, **params).fit(X, y)
-    grid = GridSearchCV(BLSClassifier(**params), {"reg": regs}, cv=cv,
-                        scoring=scoring or neg_mse_of_targets).fit(X, y)
+    ours = BLSClassifierCV(regs=regs, cv=cv, scoring=scoring, direct_links=[False, True],
+                           **params).fit(X, y)
+    grid = GridSearchCV(BLSClassifier(**params), {"reg": regs, "direct_links": [False, True]},
+                        cv=cv, scoring=scoring or neg_mse_of_targets).fit(X, y)
     assert_same_search(ours, grid)
+    assert (ours.reg_, ours.direct_links_) == (grid.best_params_["reg"],
+                                               grid.best_params_["direct_links"])
+    np.testing.assert_allclose(ours.decision_function(X),
+                               grid.best_estimator_.decision_function(X), rtol=1e-9, atol=1e-9)
 
 
 def test_splits_that_are_not_a_partition():
@@ -256,6 +261,26 @@ def test_direct_links_readout_is_ridge_on_inputs_beside_hidden_outputs(n):
     np.testing.assert_allclose(model.predict(X), A @ beta, rtol=1e-8, atol=1e-10)
     with pytest.raises(ValueError, match="direct_links"):
         ELMRegressor(direct_links="yes").fit(X, y)
+
+
+@pytest.mark.parametrize("n", [60, 400])  # dual and primal
+def test_bls_direct_links_readout_and_increments(n):
+    X, y = regression_data(n=n + 40, d=5)
+    model = BLSRegressor(n_enhancement=50, reg=0.1, direct_links=True, random_state=0)
+    model.fit(X[:n], y[:n])
+    scaled = (X[:n] - X[:n].min(axis=0)) / np.ptp(X[:n], axis=0)
+
+    def ridge(I, t):
+        return np.linalg.solve(I.T @ I + 0.1 * np.eye(I.shape[1]), I.T @ t)
+
+    I = model.broad_features(X[:n])
+    assert model.n_nodes_ == I.shape[1] == 5 + 100 + 50
+    np.testing.assert_allclose(I[:, :5], scaled, atol=1e-12)
+    np.testing.assert_allclose(model.beta_.ravel(), ridge(I, y[:n]), rtol=1e-7, atol=1e-9)
+    model.add_enhancement_nodes(20)
+    model.add_rows(X[n:], y[n:])
+    I = model.broad_features(X)
+    np.testing.assert_allclose(model.beta_.ravel(), ridge(I, y), rtol=1e-7, atol=1e-9)
 
 
 # --------------------------------------------------------------------------- online models
