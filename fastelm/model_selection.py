@@ -89,46 +89,69 @@ def check_bool_grid(value, name):
 # --------------------------------------------------------------------------- the readout path
 
 
-def _cholesky_prefixes(K, alpha, widths, check_rcond):
-    """Upper Cholesky factor R of K[:P, :P] + αI (P = max width) and, per width p, whether its
-    leading block is usable: factored and (``check_rcond``) of reciprocal condition number
-    ≥ RCOND_MIN, the test of ``fastelm._ridge.spd_factor``."""
-    P = max(widths)
-    M = add_to_diagonal(np.array(K[:P, :P], dtype=np.float64, order="F"), alpha)
-    R, info = dpotrf(M, lower=0, clean=1, overwrite_a=0)
-    factored = P if info == 0 else info - 1  # potrf fails at column info: the rest is valid
+def _usable_prefixes(K, R, info, alpha, widths, check_rcond):
+    """Per width p: may the leading p×p block of the Cholesky factor R of K + αI be used?
+
+    It must have been factored (potrf stops at column ``info``) and, with ``check_rcond``, pass
+    the test of ``fastelm._ridge.spd_factor``: LAPACK's 1-norm reciprocal condition estimate
+    ≥ RCOND_MIN. The estimate is skipped where it cannot fail: λ_min(K_p + αI) ≥ α and
+    ‖(K_p + αI)⁻¹‖₁ ≤ √p/α, so rcond ≥ α / (√p ‖K_p + αI‖₁) ≥ α / (√p ‖K_P + αI‖₁); a margin of
+    4 covers the rounding of K.
+    """
+    P = K.shape[0]
+    factored = P if info == 0 else info - 1
+    bound = np.abs(K).sum(axis=0).max() + alpha if check_rcond else 0.0
     usable = []
     for p in widths:
         ok = p <= factored
-        if ok and check_rcond:
-            norm = np.abs(M[:p, :p]).sum(axis=0).max()  # M symmetric: its 1-norm
+        if ok and check_rcond and alpha < 4.0 * RCOND_MIN * np.sqrt(p) * bound:
+            block = np.abs(K[:p, :p])
+            diagonal = np.diag(K[:p, :p])
+            norm = (block.sum(axis=0) - np.abs(diagonal) + np.abs(diagonal + alpha)).max()
             rcond, status = dpocon(np.asfortranarray(R[:p, :p]), norm)
             ok = status == 0 and rcond >= RCOND_MIN
         usable.append(ok)
-    return R, usable
+    return usable
 
 
 def prefix_ridge(sums, alpha, widths, check_rcond=True):
-    """beta_p = (AᵀA[:p, :p] + αI)⁻¹ AᵀT[:p] (float64) for every p in ``widths``, from one
-    Cholesky factorisation of the largest system (module docstring).
+    """beta_p = (AᵀA[:p, :p] + αI)⁻¹ AᵀT[:p] for every p in ``widths``, from one Cholesky
+    factorisation of the largest system (module docstring).
 
-    A leading block that is numerically singular is solved as ``fastelm._ridge.spd_solve`` does
-    (a warned eigen pseudo-solve) with ``check_rcond``; without it (BLS) Cholesky is trusted
-    whenever it succeeds, as ``spd_solve(..., rcond_min=0)`` does.
+    Returns B (P × len(widths) × m, float64, P = max width): B[:, w] is beta of widths[w] in its
+    first p rows and zeros below, so the blocks multiply full-width matrices. Back substitution
+    with the full factor on z[:p] padded with zeros gives exactly the leading block's solution
+    (the zero rows solve to zero), so every width is one triangular solve with many right-hand
+    sides and no copy of a leading block. A leading block that is numerically singular is solved
+    as ``fastelm._ridge.spd_solve`` does (a warned eigen pseudo-solve) with ``check_rcond``;
+    without it (BLS) Cholesky is trusted whenever it succeeds, as
+    ``spd_solve(..., rcond_min=0)`` does.
     """
-    K, C = sums.AtA, np.asarray(sums.AtT, dtype=np.float64)
-    with serial_blas_if_small(max(widths)):
-        R, usable = _cholesky_prefixes(K, alpha, widths, check_rcond)
-        top = max([p for p, ok in zip(widths, usable) if ok], default=0)
-        z = solve_triangular(R[:top, :top], C[:top], trans="T", check_finite=False)
-        betas = []
-        for p, ok in zip(widths, usable):
-            if ok:
-                betas.append(solve_triangular(R[:p, :p], z[:p], check_finite=False))
-            else:
-                K_p = add_to_diagonal(np.array(K[:p, :p], dtype=np.float64), alpha)
-                betas.append(spd_solve(K_p, C[:p]))
-    return betas
+    P = max(widths)
+    K = sums.AtA[:P, :P]  # symmetric: Kᵀ (F-ordered if K is C-ordered) is the same matrix
+    C = np.asarray(sums.AtT[:P], dtype=np.float64)
+    m = C.shape[1]
+    B = np.zeros((P, len(widths), m))
+    with serial_blas_if_small(P):
+        M = add_to_diagonal(np.array(K.T, dtype=np.float64, order="F"), alpha)
+        R, info = dpotrf(M, lower=0, clean=1, overwrite_a=1)
+        usable = _usable_prefixes(K, R, info, alpha, widths, check_rcond)
+        good = [w for w, ok in enumerate(usable) if ok]
+        if good:
+            top = P if info == 0 else max(widths[w] for w in good)
+            Rt = R if top == P else np.asfortranarray(R[:top, :top])
+            z = solve_triangular(Rt, C[:top], trans="T", check_finite=False)
+            Z = np.zeros((top, len(good), m))
+            for j, w in enumerate(good):
+                Z[:widths[w], j] = z[:widths[w]]
+            B[:top, good] = solve_triangular(Rt, Z.reshape(top, -1), check_finite=False
+                                             ).reshape(top, len(good), m)
+        for w, ok in enumerate(usable):
+            if not ok:
+                p = widths[w]
+                B[:p, w] = spd_solve(add_to_diagonal(np.array(K[:p, :p], dtype=np.float64),
+                                                     alpha), C[:p])
+    return B
 
 
 def dual_ridge(kernel, T, alpha):
@@ -136,11 +159,14 @@ def dual_ridge(kernel, T, alpha):
     return spd_solve(add_to_diagonal(np.array(kernel, dtype=np.float64), alpha), T)
 
 
-def squared_error(sums, beta):
-    """||A β − T||² from the sums of (A, T): tr(TᵀT) − 2 tr(βᵀAᵀT) + tr(βᵀ AᵀA β)."""
-    p = beta.shape[0]
-    return float(np.trace(sums.TtT) - 2.0 * np.vdot(beta, sums.AtT[:p])
-                 + np.vdot(beta, sums.AtA[:p, :p] @ beta))
+def squared_errors(sums, B):
+    """||A β_w − T||² for each block β_w = B[:, w] (``prefix_ridge``'s layout), from the sums of
+    (A, T): tr(TᵀT) − 2 tr(β_wᵀAᵀT) + tr(β_wᵀ AᵀA β_w), with one product AᵀA B."""
+    P, n, m = B.shape
+    flat = B.reshape(P, n * m)
+    quadratic = (flat * (sums.AtA[:P, :P] @ flat)).reshape(P, n, m).sum(axis=(0, 2))
+    linear = (B * sums.AtT[:P, None, :]).sum(axis=(0, 2))
+    return np.trace(sums.TtT) - 2.0 * linear + quadratic
 
 
 class _FoldData:
@@ -157,29 +183,29 @@ def _fold_grid(fold, alphas, widths, check_rcond, predictions):
     """For each α (outer) and width p (inner): the validation MSE of the readout targets, or,
     with ``predictions``, the validation scores A_f[:, :p] β (n_f×m)."""
     primal = [p for p in widths if fold.n_train >= p]
+    from_sums = not predictions and fold.val_sums is not None
     kernels = {}  # the dual form's A_k A_kᵀ of the training rows, one per width
     out = []
     for alpha in alphas:
-        betas = dict(zip(primal, prefix_ridge(fold.train_sums, alpha, primal, check_rcond))
-                     if primal else ())
+        if primal:
+            B = prefix_ridge(fold.train_sums, alpha, primal, check_rcond)
+            if from_sums:
+                errors = squared_errors(fold.val_sums, B) / (fold.val_sums.n * B.shape[2])
         row = []
         for p in widths:
-            direct = predictions or p not in betas or fold.val_sums is None
-            if p in betas:
-                beta = betas[p]
+            if p in primal:
+                w = primal.index(p)
+                if from_sums:
+                    row.append(float(errors[w]))
+                    continue
+                beta = B[:p, w]
             else:  # the dual form, as in fastelm._ridge.ridge_fit
                 A = fold.A_train[:, :p]
                 if p not in kernels:
                     kernels[p] = A @ A.T
-                coef = dual_ridge(kernels[p], fold.T_train, alpha).astype(A.dtype)
-                beta = A.T @ coef
-            if direct:
-                scores = fold.A_val[:, :p] @ beta.astype(fold.A_val.dtype)
-                row.append(scores if predictions else
-                           float(np.mean((scores - fold.T_val) ** 2)))
-            else:
-                row.append(squared_error(fold.val_sums, beta)
-                           / (fold.val_sums.n * beta.shape[1]))
+                beta = A.T @ dual_ridge(kernels[p], fold.T_train, alpha).astype(A.dtype)
+            scores = fold.A_val[:, :p] @ beta.astype(fold.A_val.dtype)
+            row.append(scores if predictions else float(np.mean((scores - fold.T_val) ** 2)))
         out.append(row)
     return out
 
@@ -187,7 +213,7 @@ def _fold_grid(fold, alphas, widths, check_rcond, predictions):
 def _refit(sums, alpha, p, A_all, T, check_rcond=True):
     """beta on every row at (α, p): primal from the total sums, or dual when rows < p."""
     if sums.n >= p:
-        return prefix_ridge(sums, alpha, [p], check_rcond)[0]
+        return prefix_ridge(sums, alpha, [p], check_rcond)[:, 0]
     A = A_all[:, :p]
     return A.T @ dual_ridge(A @ A.T, T, alpha).astype(A.dtype)
 
@@ -676,9 +702,10 @@ def penalty_scores(model, X, y, alphas, scoring=None):
         A = fmap.transform(X)
     scores = []
     for alpha in alphas:
-        beta = prefix_ridge(learned, alpha, [p])[0]
+        B = prefix_ridge(learned, alpha, [p])
+        beta = B[:, 0]
         if scorer is None:
-            scores.append(-squared_error(heldout, beta) / (X.shape[0] * T.shape[1]))
+            scores.append(-squared_errors(heldout, B)[0] / (X.shape[0] * T.shape[1]))
         else:
             scores.append(scorer(_scored_view(model, A @ beta.astype(dtype)), X, y))
     return np.array(scores)
