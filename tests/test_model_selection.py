@@ -127,6 +127,23 @@ def test_bls_classifier_cv_equals_grid_search(preprocessing, scoring):
                                grid.best_estimator_.decision_function(X), rtol=1e-9, atol=1e-9)
 
 
+def test_singular_prefixes_take_the_estimators_eigen_fallback():
+    """Linear nodes on 3 inputs: H has rank 4, so at alpha = 1e-12 the 20-node systems are
+    numerically singular and are solved like ``_ridge.spd_solve`` (warned eigen pseudo-solve);
+    the 3-node ones are not."""
+    X, y = regression_data(n=150, d=3)
+    cv = KFold(3, shuffle=True, random_state=0)
+    grid_params = {"alpha": [1e-12, 1.0], "n_hidden": [3, 20]}
+    with pytest.warns(Warning, match="singular"):
+        ours = ELMRegressorCV(n_hidden=20, activation="linear", alphas=grid_params["alpha"],
+                              hidden_sizes=grid_params["n_hidden"], cv=cv,
+                              random_state=0).fit(X, y)
+    with pytest.warns(Warning, match="singular"):
+        grid = GridSearchCV(ELMRegressor(activation="linear", random_state=0), grid_params,
+                            cv=cv, scoring="neg_mean_squared_error").fit(X, y)
+    assert_same_search(ours, grid)
+
+
 def test_splits_that_are_not_a_partition():
     """Training rows that are not the complement of the test rows: sums of each split."""
     X, y = regression_data(n=120)
