@@ -336,6 +336,9 @@ def _splits(cv, X, y, classifier):
 
 class _ELMCV(_SearchCV, BaseRandomLayerReadout):
     _penalty, _size = "alpha", "n_hidden"
+    _parameter_constraints = {k: v for k, v in
+                              BaseRandomLayerReadout._parameter_constraints.items()
+                              if k != "alpha"}
 
     def __init__(self, n_hidden=100, activation="tanh", alphas=ALPHAS, hidden_sizes=None,
                  direct_links=False, cv=None, scoring=None, random_state=None,
@@ -535,6 +538,9 @@ class _BLSCV(_SearchCV):
     """
 
     _penalty, _size = "reg", None
+    # the grids (regs, direct_links) are checked by fit; the refit validates the rest
+    _parameter_constraints = {k: v for k, v in _BLS._parameter_constraints.items()
+                              if k not in ("reg", "direct_links")}
 
     def __init__(self, n_windows=10, nodes_per_window=10, n_enhancement=1000, shrink=0.8,
                  regs=REGS, sparse_lambda=1e-3, preprocessing="minmax", direct_links=False,
