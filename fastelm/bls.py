@@ -724,6 +724,9 @@ class BLSClassifier(ClassifierOutputs, ClassifierMixin, _BLS):
         min-max scaled per row within each window, class targets ±1. 'minmax' scales each input
         column to [0, 1] (training minima and maxima), A per column, and codes classes one-hot
         0/1 (module docstring).
+    direct_links : bool, default=False
+        Put the scaled inputs X' beside the broad layer in the readout, I = [X' | Z | E] (the
+        RVFL form): on wide data (connectomes) the linear part is most of the signal.
     random_state : int, numpy Generator or None
         Seeds every We (window by window), then Wh, then the Wh of later
         ``add_enhancement_nodes`` calls, from one Generator.
