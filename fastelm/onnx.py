@@ -133,7 +133,8 @@ def _zscore_rows(g, x, n_features, dtype):
 
 
 def _scores_bls(g, model, x):
-    """scores = [Z | E_1 | …] beta for a BLS, following ``_BLS._scores`` step by step."""
+    """scores = [Z | E_1 | …] beta for a BLS ([X' | Z | E_1 | …] with direct links, X' the
+    scaled inputs), following ``_BLS._scores`` step by step."""
     from .bls import BIAS
 
     dtype = model.sparse_weights_.dtype
@@ -147,7 +148,7 @@ def _scores_bls(g, model, x):
                        g.const(BIAS * Ws[-1], "sparse_bias")])
     Z = g.node("Mul", [g.node("Sub", [Z, g.const(model.feature_offset_, "feature_offset")]),
                        g.const(model.feature_gain_, "feature_gain")], "Z")
-    parts = [Z]
+    parts = [x, Z] if model.direct_links else [Z]  # direct links: I = [X' | Z | E]
     for Wh, shrink in zip(model.enhancement_weights_, model.enhancement_shrink_):
         T2 = g.node("Add", [g.node("MatMul", [Z, g.const(Wh[:-1], "enhancement_weights")]),
                             g.const(BIAS * Wh[-1], "enhancement_bias")])

@@ -46,6 +46,9 @@ ESTIMATORS = {
     "BLSClassifier": lambda dt: BLSClassifier(n_windows=3, nodes_per_window=4,
                                               n_enhancement=50, reg=1e-3, random_state=0,
                                               dtype=dt),
+    "BLSClassifier-direct_links": lambda dt: BLSClassifier(
+        n_windows=3, nodes_per_window=4, n_enhancement=50, reg=1e-3, direct_links=True,
+        random_state=0, dtype=dt),
 }
 
 
