@@ -1,4 +1,5 @@
-"""Hidden-layer kernels: the fused bias + activation g(XW + b), parallel over rows.
+"""Hidden-layer kernels: the fused bias + activation g(XW + b), parallel over rows
+(docs/algorithms.md §1).
 
 The product XW is left to BLAS; ``add_bias_activate`` adds the bias and applies g in place, one
 pass over memory. libm's scalar ``tanh``/``exp`` would cost as much as the Gram product HᵀH, so
