@@ -19,7 +19,6 @@ import time
 import warnings
 from pathlib import Path
 
-import numpy as np
 
 try:
     import fastelm  # noqa: F401

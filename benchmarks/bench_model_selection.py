@@ -56,7 +56,7 @@ def _timed(run, repeats):
 
 def neg_mse_of_targets(estimator, X, y):
     """ELMClassifierCV's default score: −mean squared error of the one-hot readout targets."""
-    from fastelm._base import one_hot
+    from fastelm._targets import one_hot
     return -np.mean((estimator._scores(X) - one_hot(y, estimator.classes_, np.float64)) ** 2)
 
 

@@ -30,7 +30,6 @@ import argparse
 import csv
 import itertools
 import sys
-import time
 from pathlib import Path
 
 import numpy as np

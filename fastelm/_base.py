@@ -18,9 +18,8 @@ from sklearn.utils.validation import (_check_feature_names, _check_n_features, c
 from ._gram import HiddenMap, is_dask_input, readout_block
 from ._hidden import check_activation, check_dtype, check_generator, random_weights
 from ._rows import ArrayRows, dask_feature_probe, dask_rows, map_rows
-from ._targets import TargetCoding, check_two_classes, one_hot  # noqa: F401 (one_hot: old home)
+from ._targets import TargetCoding, check_two_classes
 from ._validation import ACTIVATION, DTYPE, NONNEGATIVE, POSITIVE_INT, RANDOM_STATE
-from ._validation import check_nonnegative, check_positive_int  # noqa: F401 (old home)
 
 
 class BaseRandomLayerReadout(BaseEstimator):

@@ -24,7 +24,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted, check_X_y, column_or_1d, validate_data
 
-from ._base import check_positive_int
+from ._validation import check_positive_int
 from ._hidden import check_generator
 from ._targets import one_hot
 from ._validation import NONNEGATIVE_INT, POSITIVE_INT, RANDOM_STATE, StrOptions

@@ -29,18 +29,18 @@ import itertools
 import numbers
 
 import numpy as np
-from scipy.linalg import LinAlgWarning, solve_triangular
+from scipy.linalg import solve_triangular
 from scipy.linalg.lapack import dpocon, dpotrf
 from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid, check_cv
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import (BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs,
-                    check_positive_int)
+from ._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs
 from ._gram import DirectLinksMap, GramSums, HiddenMap, gram_sums
 from ._hidden import check_activation, check_dtype, check_generator, random_weights
 from ._ridge import RCOND_MIN, add_to_diagonal, serial_blas_if_small, spd_solve
+from ._validation import check_positive_int
 from .bls import BLSClassifier, BLSRegressor, _BLS, serial_if_small
 from .elm import ELMClassifier, ELMRegressor
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._base import check_positive_int
+from ._validation import check_positive_int
 
 
 @dataclass

@@ -11,7 +11,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from fastelm import (BLSClassifier, BLSClassifierCV, BLSRegressor, BLSRegressorCV,
                      ELMClassifier, ELMClassifierCV, ELMRegressor, ELMRegressorCV,
                      OSELMClassifier, OSELMRegressor)
-from fastelm._base import one_hot
+from fastelm._targets import one_hot
 
 RTOL = 1e-8
 

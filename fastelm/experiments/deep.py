@@ -176,6 +176,22 @@ class _EarlyStopping:
             self.state = copy.deepcopy(module.state_dict())
         return epoch - self.best_epoch >= self.patience
 
+    def validate(self, epoch, out, target, loss_fn, history, module):
+        """Record the validation loss and accuracy of the scores ``out`` (in ``history``) and
+        ``update`` with the loss; True when training should stop."""
+        val_loss = float(loss_fn(out, target))
+        history["val_loss"].append(val_loss)
+        history["val_accuracy"].append(float((out.argmax(1) == target).float().mean()))
+        return self.update(epoch, val_loss, module)
+
+    def restore(self, module, n_epochs):
+        """Load the best epoch's state into ``module`` (if validation ran) and return that
+        epoch, else the last of ``n_epochs``."""
+        if self.state is None:
+            return n_epochs - 1
+        module.load_state_dict(self.state)
+        return self.best_epoch
+
 
 # ---------------------------------------------------------------------------------------------
 # BrainNetCNN
@@ -350,18 +366,11 @@ class BrainNetCNNClassifier(ClassifierMixin, BaseEstimator):
                     module.eval()
                     with torch.no_grad():
                         rows = torch.from_numpy(val_rows)
-                        out = module(A[rows])
-                        val_loss = float(loss_fn(out, target[rows]))
-                        acc = float((out.argmax(1) == target[rows]).float().mean())
-                    history["val_loss"].append(val_loss)
-                    history["val_accuracy"].append(acc)
-                    if stopper.update(epoch, val_loss, module):
+                        stop = stopper.validate(epoch, module(A[rows]), target[rows], loss_fn,
+                                                history, module)
+                    if stop:
                         break
-            if stopper.state is not None:
-                module.load_state_dict(stopper.state)
-                self.best_epoch_ = stopper.best_epoch
-            else:
-                self.best_epoch_ = len(history["train_loss"]) - 1
+            self.best_epoch_ = stopper.restore(module, len(history["train_loss"]))
         module.eval()
         self.module_, self.history_ = module, history
         return self
@@ -699,18 +708,11 @@ class PopulationGCNClassifier(ClassifierMixin, BaseEstimator):
                 if val_rows.size:
                     module.eval()
                     with torch.no_grad():
-                        out = module(T, H)[val_idx]
-                        val_loss = float(loss_fn(out, target[val_idx]))
-                        acc = float((out.argmax(1) == target[val_idx]).float().mean())
-                    history["val_loss"].append(val_loss)
-                    history["val_accuracy"].append(acc)
-                    if stopper.update(epoch, val_loss, module):
+                        stop = stopper.validate(epoch, module(T, H)[val_idx], target[val_idx],
+                                                loss_fn, history, module)
+                    if stop:
                         break
-            if stopper.state is not None:
-                module.load_state_dict(stopper.state)
-                best = stopper.best_epoch
-            else:
-                best = len(history["train_loss"]) - 1
+            best = stopper.restore(module, len(history["train_loss"]))
             module.eval()
             with torch.no_grad():
                 out = module(T, H)[n_train:]
