@@ -27,6 +27,7 @@ from ._kernels.hidden import add_bias_activate, add_bias_activate_serial
 from ._ridge import add_to_diagonal, ridge_fit, spd_solve
 
 BLOCK_ROWS = 4096
+BLOCK_BYTES = 64 << 20  # column blocks of A in the dual form: n rows × this many bytes
 
 
 @dataclass(frozen=True, eq=False)
@@ -172,6 +173,22 @@ class HiddenMap:
         """
         return self.fill(X, np.empty((X.shape[0], self.width), dtype=self.dtype), parallel)
 
+    def columns(self, X, start, stop, parallel=True):
+        """A[:, start:stop] = g(X W[:, start:stop] + b[start:stop]): nodes are independent.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, d)
+        start, stop : int
+        parallel : bool, default=True
+
+        Returns
+        -------
+        ndarray of shape (n, stop - start)
+        """
+        part = HiddenMap(self.W[:, start:stop], self.b[start:stop], self.activation)
+        return part.transform(X, parallel)
+
 
 @dataclass(frozen=True, eq=False)
 class DirectLinksMap:
@@ -208,6 +225,14 @@ class DirectLinksMap:
     def transform(self, X, parallel=True):
         """A (n×p) for rows X."""
         return self.fill(X, np.empty((X.shape[0], self.width), dtype=self.dtype), parallel)
+
+    def columns(self, X, start, stop, parallel=True):
+        """A[:, start:stop]: columns of X, then of the inner map."""
+        d = self.n_features
+        parts = [X[:, start:min(stop, d)]] if start < d else []
+        if stop > d:
+            parts.append(self.inner.columns(X, max(start, d) - d, stop - d, parallel))
+        return parts[0] if len(parts) == 1 else np.hstack(parts)
 
 
 def gram_sums(X, T, feature_map, block_rows=BLOCK_ROWS, parallel=True):
@@ -252,6 +277,67 @@ def gram_sums(X, T, feature_map, block_rows=BLOCK_ROWS, parallel=True):
             np.matmul(B.T, B, out=product)
             G += product
     return GramSums(n, G[:p, :p], G[:p, p:], G[p:, p:])
+
+
+def _column_block(n, itemsize, block_columns):
+    return block_columns or max(64, BLOCK_BYTES // (itemsize * max(n, 1)))
+
+
+def kernel_prefixes(X, feature_map, widths, block_columns=None):
+    """Yield (p, K_p) for each p of ``widths`` in ascending order: K_p = A[:, :p] A[:, :p]ᵀ
+    (n×n, float64), the rows' kernel of the first p readout inputs, which the dual form of the
+    ridge readout needs (docs/algorithms.md §1). K grows by the products of column blocks of A
+    (``feature_map.columns``): memory O(n² + n·block), A never held whole, no p×p matrix.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    feature_map : feature map with ``columns``
+    widths : iterable of int ≤ ``feature_map.width``
+    block_columns : int, optional
+        Columns per block (default: 64 MiB of them).
+
+    Yields
+    ------
+    (p, K_p)
+        K_p is one array updated in place: copy it to keep it past the next step.
+    """
+    n = X.shape[0]
+    block = _column_block(n, np.dtype(feature_map.dtype).itemsize, block_columns)
+    K, done = np.zeros((n, n)), 0
+    for p in sorted(set(widths)):
+        while done < p:
+            stop = min(p, done + block)
+            A = np.ascontiguousarray(feature_map.columns(X, done, stop))
+            K += A @ A.T  # syrk in the map's dtype
+            done = stop
+        yield p, K
+
+
+def dual_readout(X, feature_map, coef, block_columns=None):
+    """beta = Aᵀ coef (p×m, the map's dtype) of the dual form beta = Aᵀ(AAᵀ + alpha I)⁻¹ T, made
+    column block by column block of A = feature_map(X): no p×p matrix, A never whole.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    feature_map : feature map with ``columns``
+    coef : ndarray of shape (n, m)
+        The dual coefficients (AAᵀ + alpha I)⁻¹ T.
+    block_columns : int, optional
+
+    Returns
+    -------
+    beta : ndarray of shape (p, m)
+    """
+    dtype = feature_map.dtype
+    block = _column_block(X.shape[0], np.dtype(dtype).itemsize, block_columns)
+    coef = np.asarray(coef).astype(dtype, copy=False)
+    beta = np.empty((feature_map.width, coef.shape[1]), dtype=dtype)
+    for start in range(0, feature_map.width, block):
+        stop = min(feature_map.width, start + block)
+        beta[start:stop] = feature_map.columns(X, start, stop).T @ coef
+    return beta
 
 
 def ridge_readout(X, T, feature_map, alpha, block_rows=BLOCK_ROWS):

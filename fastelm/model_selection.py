@@ -14,9 +14,13 @@ Cholesky factor R of K = AᵀA + αI is the factor of K's leading block. So one 
 (fold, α) gives every size: z = R⁻ᵀ c by forward substitution (its first p entries are the
 prefix's), then β_p = R[:p, :p]⁻¹ z[:p].
 
-Like the estimators (``fastelm._ridge.ridge_fit``), a fold whose training rows n are fewer than
-the readout inputs p takes the dual form β = Aᵀ(AAᵀ + αI)⁻¹ T, from the rows' kernel AAᵀ
-(the rows are then few, and A is held whole). Scorers other than the default mean squared error
+Like the estimators (``fastelm._ridge.ridge_fit``), a fold whose training rows are fewer than
+the readout inputs p takes the dual form β = Aᵀc, c = (AAᵀ + αI)⁻¹ T, and then no p×p matrix
+is made (wide data: connectomes with direct links): one kernel K_p = A[:, :p] A[:, :p]ᵀ of all
+n rows, grown by column blocks of A over the nested widths (``fastelm._gram.kernel_prefixes``);
+per split, c from K_p[tr, tr] + αI and the validation scores K_p[te, tr] c; at the refit,
+β = Aᵀc by column blocks (``fastelm._gram.dual_readout``). Memory O(n² + n·block) per width;
+the primal sums are only formed up to the widest p ≤ n. Scorers other than the default mean squared error
 of the readout targets cost one more pass over each fold's rows: the fold's A, then the
 predictions of every grid point, handed to the scorer through a copy of the estimator that
 returns them.
@@ -37,7 +41,8 @@ from sklearn.model_selection import ParameterGrid, check_cv
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs
-from ._gram import DirectLinksMap, GramSums, HiddenMap, gram_sums
+from ._gram import (DirectLinksMap, GramSums, HiddenMap, dual_readout, gram_sums,
+                    kernel_prefixes)
 from ._hidden import check_activation, check_dtype, check_generator, random_weights
 from ._ridge import RCOND_MIN, add_to_diagonal, serial_blas_if_small, spd_solve
 from ._validation import check_positive_int
@@ -154,9 +159,22 @@ def prefix_ridge(sums, alpha, widths, check_rcond=True):
     return B
 
 
-def dual_ridge(kernel, T, alpha):
-    """Dual coefficients (AAᵀ + αI)⁻¹ T of the ridge readout from the rows' kernel AAᵀ."""
-    return spd_solve(add_to_diagonal(np.array(kernel, dtype=np.float64), alpha), T)
+def dual_ridge(kernel, T, alpha, check_rcond=True):
+    """Dual coefficients (AAᵀ + αI)⁻¹ T (float64) of the ridge readout from the rows' full
+    symmetric kernel AAᵀ, by ``prefix_ridge`` at the one width n (its condition test skips
+    LAPACK's estimate where it cannot fail)."""
+    T = np.asarray(T, dtype=np.float64)
+    return prefix_ridge(GramSums(len(T), kernel, T, None), alpha, [len(T)], check_rcond)[:, 0]
+
+
+def dual_grid(K_train, K_val, T_train, T_val, alphas, check_rcond, predictions):
+    """Per α: the validation scores K_val c (n_f×m) with c = (K_train + αI)⁻¹ T_train, the dual
+    form's A_f β for β = A_trᵀ c, or with ``predictions=False`` their mean squared error."""
+    out = []
+    for alpha in alphas:
+        scores = K_val @ dual_ridge(K_train, T_train, alpha, check_rcond)
+        out.append(scores if predictions else float(np.mean((scores - T_val) ** 2)))
+    return out
 
 
 def squared_errors(sums, B):
@@ -170,52 +188,43 @@ def squared_errors(sums, B):
 
 
 class _FoldData:
-    """One fold: training sums (float64) or rows' features, validation sums or features."""
+    """One fold: its rows, the primal form's training and validation sums (float64) or
+    validation features, and ``dual``: per width p solved in the dual form, ``dual_grid``'s
+    values (one per α)."""
 
-    def __init__(self, train, test, n_train, train_sums=None, A_train=None, T_train=None,
-                 val_sums=None, A_val=None, T_val=None):
-        self.train, self.test, self.n_train = train, test, n_train
-        self.train_sums, self.A_train, self.T_train = train_sums, A_train, T_train
-        self.val_sums, self.A_val, self.T_val = val_sums, A_val, T_val
+    def __init__(self, train, test, widths, check_rcond, work, train_sums=None, val_sums=None,
+                 A_val=None, T_val=None, dual=None):
+        self.train, self.test, self.n_train = train, test, len(train)
+        self.widths, self.check_rcond, self.work = widths, check_rcond, work
+        self.train_sums, self.val_sums = train_sums, val_sums
+        self.A_val, self.T_val, self.dual = A_val, T_val, dual or {}
 
 
-def _fold_grid(fold, alphas, widths, check_rcond, predictions):
+def _fold_grid(fold, alphas, predictions):
     """For each α (outer) and width p (inner): the validation MSE of the readout targets, or,
-    with ``predictions``, the validation scores A_f[:, :p] β (n_f×m)."""
-    primal = [p for p in widths if fold.n_train >= p]
+    with ``predictions``, the validation scores A_f[:, :p] β (n_f×m). Widths in ``fold.dual``
+    come from there; the others from one Cholesky of the training sums per α."""
+    primal = [p for p in fold.widths if p not in fold.dual]
     from_sums = not predictions and fold.val_sums is not None
-    kernels = {}  # the dual form's A_k A_kᵀ of the training rows, one per width
     out = []
-    for alpha in alphas:
+    for a, alpha in enumerate(alphas):
         if primal:
-            B = prefix_ridge(fold.train_sums, alpha, primal, check_rcond)
+            B = prefix_ridge(fold.train_sums, alpha, primal, fold.check_rcond)
             if from_sums:
                 errors = squared_errors(fold.val_sums, B) / (fold.val_sums.n * B.shape[2])
         row = []
-        for p in widths:
-            if p in primal:
-                w = primal.index(p)
-                if from_sums:
-                    row.append(float(errors[w]))
-                    continue
-                beta = B[:p, w]
-            else:  # the dual form, as in fastelm._ridge.ridge_fit
-                A = fold.A_train[:, :p]
-                if p not in kernels:
-                    kernels[p] = A @ A.T
-                beta = A.T @ dual_ridge(kernels[p], fold.T_train, alpha).astype(A.dtype)
-            scores = fold.A_val[:, :p] @ beta.astype(fold.A_val.dtype)
+        for p in fold.widths:
+            if p in fold.dual:
+                row.append(fold.dual[p][a])
+                continue
+            w = primal.index(p)
+            if from_sums:
+                row.append(float(errors[w]))
+                continue
+            scores = fold.A_val[:, :p] @ B[:p, w].astype(fold.A_val.dtype)
             row.append(scores if predictions else float(np.mean((scores - fold.T_val) ** 2)))
         out.append(row)
     return out
-
-
-def _refit(sums, alpha, p, A_all, T, check_rcond=True):
-    """beta on every row at (α, p): primal from the total sums, or dual when rows < p."""
-    if sums.n >= p:
-        return prefix_ridge(sums, alpha, [p], check_rcond)[:, 0]
-    A = A_all[:, :p]
-    return A.T @ dual_ridge(A @ A.T, T, alpha).astype(A.dtype)
 
 
 # --------------------------------------------------------------------------- scoring
@@ -295,8 +304,7 @@ class _SearchCV:
         for li, link in enumerate(links):
             for k, fold in enumerate(self._folds_data(X, y, T, folds, link, scorer is not None)):
                 with serial_if_small(fold.work):
-                    grid = _fold_grid(fold, penalties, fold.widths, fold.check_rcond,
-                                      scorer is not None)
+                    grid = _fold_grid(fold, penalties, scorer is not None)
                 for a, row in enumerate(grid):
                     for s, value in enumerate(row):
                         if scorer is None:
@@ -374,62 +382,95 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         template = self._template()
         scorer = _check_scorer(self.scoring, template)
         W, b = random_weights(check_generator(self.random_state), X.shape[1], L, dtype)
-        self._layer, self._totals = HiddenMap(W, b, code), {}
-        self._sizes = sizes
+        self._layer, self._sizes, self._alphas = HiddenMap(W, b, code), sizes, alphas
+        self._totals, self._kernels = {}, {}
         link, a, s = self._search(X, y, T, alphas, sizes, links, scorer, folds, template)
         k = sizes[s]
         self.alpha_, self.n_hidden_, self.direct_links_ = alphas[a], k, links[link]
         self.W_, self.b_ = np.ascontiguousarray(W[:, :k]), b[:k].copy()
-        total = self._totals.pop(links[link])
         p = self._width(k, X.shape[1], links[link])
-        A_all = None if total.n >= p else self._feature_map().transform(X)
-        beta = _refit(total, self.alpha_, p, A_all, T)
+        if p <= X.shape[0]:  # primal, from the total sums (as wide as the widest p ≤ n)
+            beta = prefix_ridge(self._totals[links[link]], self.alpha_, [p])[:, 0]
+        else:  # dual, from the rows' kernel, beta = Aᵀc by column blocks
+            coef = dual_ridge(self._kernels[links[link]][p], T, self.alpha_)
+            beta = dual_readout(X, self._feature_map(), coef)
         self.beta_ = np.ascontiguousarray(beta, dtype=dtype)
-        del self._layer, self._sizes, self._totals
+        del self._layer, self._sizes, self._alphas, self._totals, self._kernels
         return self
 
     @staticmethod
     def _width(k, d, link):
         return k + d if link else k
 
+    def _prefix_map(self, k, d, link):
+        """The feature map of the first k nodes (after the inputs with direct links)."""
+        layer = self._layer
+        fmap = HiddenMap(layer.W[:, :k], layer.b[:k], layer.activation)
+        return DirectLinksMap(fmap, d) if link else fmap
 
     def _folds_data(self, X, y, T, folds, link, predictions):
-        """Per split: training sums S − S_f and validation sums S_f, from one pass (the test
-        folds' sums; rows in no test fold are summed once more). Rows' features only where the
-        dual form or a scorer needs them."""
-        fmap = DirectLinksMap(self._layer, X.shape[1]) if link else self._layer
-        widths = [self._width(k, X.shape[1], link) for k in self._sizes]
-        n = X.shape[0]
-        covered = np.zeros(n, dtype=bool)
-        for _, te in folds:
-            covered[te] = True
-        disjoint = sum(len(te) for _, te in folds) == covered.sum()
-        complement = all(len(tr) + len(te) == n and np.union1d(tr, te).size == n
-                         for tr, te in folds)
-        val = [gram_sums(X[te], T[te], fmap).astype(np.float64) for _, te in folds]
-        if disjoint:
-            total = GramSums.zeros(fmap.width, T.shape[1])
-            for s in val:
-                total = total + s
-            if not covered.all():
-                total = total + gram_sums(X[~covered], T[~covered], fmap).astype(np.float64)
-        else:
-            total = gram_sums(X, T, fmap).astype(np.float64)
-        self._totals[link] = total
-        n_train_min = min(len(tr) for tr, _ in folds)
-        A_all = fmap.transform(X) if min(n_train_min, n) < max(widths) else None
-        for (tr, te), s in zip(folds, val):
-            train_sums = total - s if complement else \
-                gram_sums(X[tr], T[tr], fmap).astype(np.float64)
-            fold = _FoldData(tr, te, len(tr), train_sums=train_sums, val_sums=s,
-                             T_train=T[tr], T_val=T[te])
-            if A_all is not None:
-                fold.A_train, fold.A_val = A_all[tr], A_all[te]
-            elif predictions:
-                fold.A_val = fmap.transform(X[te])
-            fold.widths, fold.check_rcond = widths, True
-            fold.work = float(n) * max(widths) ** 2  # flops of the Gram pass: small → serial
+        """Per split, each width p in the form of the smaller order, as the estimators choose:
+
+        - primal (p ≤ training rows): training sums S − S_f and validation sums S_f from one
+          pass (the test folds' sums; rows in no test fold are summed once more), of the
+          widest such p only, so never wider than the rows; validation features only for a
+          scorer;
+        - dual (p > training rows): the kernel K_p of all rows (``kernel_prefixes``: one pass
+          over column blocks serves every nested width), K_p[tr, tr] for the solve and
+          K_p[te, tr] for the validation scores (``dual_grid``). K_p is kept for the refit.
+        """
+        n, d = X.shape
+        widths = [self._width(k, d, link) for k in self._sizes]
+        n_train = [len(tr) for tr, _ in folds]
+        primal = [k for k, p in zip(self._sizes, widths) if p <= max(n_train + [n])]
+        sums, pmap = [(None, None)] * len(folds), None
+        if primal:
+            pmap = self._prefix_map(max(primal), d, link)
+            self._totals[link], sums = fold_sums(X, T, folds, pmap)
+        dual = [{} for _ in folds]
+        kernels = self._kernels.setdefault(link, {})
+        needed = [p for p in widths if p > min(n_train)]
+        if needed:
+            fmap = self._prefix_map(max(self._sizes), d, link)
+            for p, K in kernel_prefixes(X, fmap, needed):
+                if p > n:
+                    kernels[p] = K.copy()  # the refit's, when p is chosen
+                for f, (tr, te) in enumerate(folds):
+                    if len(tr) < p:
+                        dual[f][p] = dual_grid(K[np.ix_(tr, tr)], K[np.ix_(te, tr)], T[tr],
+                                               T[te], self._alphas, True, predictions)
+        work = float(n) * (pmap.width if pmap else 0) ** 2  # the Gram pass: small → serial
+        for (tr, te), (train_sums, val_sums), fold_dual in zip(folds, sums, dual):
+            fold = _FoldData(tr, te, widths, True, work, train_sums, val_sums, T_val=T[te],
+                             dual=fold_dual)
+            if predictions and pmap is not None:
+                fold.A_val = pmap.transform(X[te])
             yield fold
+
+
+def fold_sums(X, T, folds, fmap):
+    """(total, [(S − S_f or the training rows' sums, S_f)] per split), float64 ``GramSums`` of
+    A = fmap(X): one pass when the test folds are disjoint (rows in no test fold are summed
+    once more) and each split's training rows are the complement of its test rows."""
+    n = X.shape[0]
+    covered = np.zeros(n, dtype=bool)
+    for _, te in folds:
+        covered[te] = True
+    disjoint = sum(len(te) for _, te in folds) == covered.sum()
+    complement = all(len(tr) + len(te) == n and np.union1d(tr, te).size == n
+                     for tr, te in folds)
+    val = [gram_sums(X[te], T[te], fmap).astype(np.float64) for _, te in folds]
+    if disjoint:
+        total = GramSums.zeros(fmap.width, T.shape[1])
+        for s in val:
+            total = total + s
+        if not covered.all():
+            total = total + gram_sums(X[~covered], T[~covered], fmap).astype(np.float64)
+    else:
+        total = gram_sums(X, T, fmap).astype(np.float64)
+    train = [total - s if complement else gram_sums(X[tr], T[tr], fmap).astype(np.float64)
+             for (tr, _), s in zip(folds, val)]
+    return total, list(zip(train, val))
 
 
 _ELM_PARAMS_DOC = """
@@ -591,7 +632,9 @@ class _BLSCV(_SearchCV):
         self._check_classes(y, folds)
         template = self._template()
         scorer = _check_scorer(self.scoring, template)
+        self._alphas = regs
         link, a, _ = self._search(X, y, T, regs, None, links, scorer, folds, template)
+        del self._alphas
         self.reg_, self.direct_links_ = regs[a], links[link]
         return self._fit(X, y)
 
@@ -600,19 +643,21 @@ class _BLSCV(_SearchCV):
             layer = self._base(1.0, link)  # the layer does not depend on the penalty
             work = layer._fit_layer(X[tr], y[tr])
             with serial_if_small(work):
-                yield self._fold(layer, X, T, tr, te, work)
+                yield self._fold(layer, X, T, tr, te, work, predictions)
 
-    @staticmethod
-    def _fold(layer, X, T, tr, te, work):
+    def _fold(self, layer, X, T, tr, te, work, predictions):
+        """The split's fold: training sums when its rows are at least the nodes, else the dual
+        form's values from the kernels of the training rows' I (n_tr×n_tr, n_f×n_tr)."""
         width = layer._n_nodes()
-        fold = _FoldData(tr, te, len(tr), T_train=layer.targets_, T_val=T[te])
+        Z_val = layer._feature_nodes(layer._scale_inputs(X[te]))
+        A_val = _broad_rows(layer, Z_val)
+        fold = _FoldData(tr, te, [width], False, work, A_val=A_val, T_val=T[te])
         if len(tr) >= width:
             fold.train_sums = _broad_sums(layer, layer.feature_nodes_, layer.targets_)
         else:
-            fold.A_train = _broad_rows(layer, layer.feature_nodes_)
-        Z_val = layer._feature_nodes(layer._scale_inputs(X[te]))
-        fold.A_val = _broad_rows(layer, Z_val)
-        fold.widths, fold.check_rcond, fold.work = [width], False, work
+            A = _broad_rows(layer, layer.feature_nodes_)
+            fold.dual[width] = dual_grid(A @ A.T, A_val @ A.T, layer.targets_, T[te],
+                                         self._alphas, False, predictions)
         return fold
 
 

@@ -267,6 +267,81 @@ def test_direct_links_searched_like_grid_search():
                                atol=1e-9)
 
 
+# --------------------------------------------------------------------------- wide inputs
+
+WIDE_ALPHAS = [1e-1, 10.0, 1e3]
+
+
+def wide_data(n=60, d=3000, seed=0):
+    """Fewer rows than inputs, like connectomes: every point with direct links is dual."""
+    return make_classification(n_samples=n, n_features=d, n_informative=20, n_classes=3,
+                               random_state=seed)
+
+
+@pytest.mark.parametrize("scoring", [None, "accuracy"])
+def test_wide_inputs_with_direct_links_equal_grid_search(scoring):
+    X, y = wide_data()
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)  # 48 training rows
+    sizes = [10, 40, 200]  # without links 10 and 40 nodes are primal, 200 dual
+    ours = ELMClassifierCV(n_hidden=200, alphas=WIDE_ALPHAS, hidden_sizes=sizes,
+                           direct_links=[False, True], cv=cv, scoring=scoring,
+                           random_state=1).fit(X, y)
+    grid = GridSearchCV(ELMClassifier(random_state=1),
+                        {"alpha": WIDE_ALPHAS, "n_hidden": sizes, "direct_links": [False, True]},
+                        cv=cv, scoring=scoring or neg_mse_of_targets).fit(X, y)
+    assert_same_search(ours, grid)
+    np.testing.assert_allclose(ours.decision_function(X),
+                               grid.best_estimator_.decision_function(X), rtol=1e-9, atol=1e-9)
+
+
+def test_wide_inputs_dual_refit_equals_the_estimator():
+    """The refit at a dual point (60 rows < 3000 inputs + 200 nodes): beta = Aᵀc by column
+    blocks equals ``ELMClassifier``'s dual fit on the whole A."""
+    X, y = wide_data()
+    ours = ELMClassifierCV(n_hidden=200, alphas=[10.0], hidden_sizes=[120], direct_links=True,
+                           cv=3, random_state=2).fit(X, y)
+    base = ELMClassifier(n_hidden=120, alpha=10.0, direct_links=True, random_state=2).fit(X, y)
+    np.testing.assert_allclose(ours.beta_, base.beta_, rtol=1e-9, atol=1e-12)
+
+
+def test_wide_bls_with_direct_links_equals_grid_search():
+    X, y = wide_data(n=60, d=2000)
+    cv = StratifiedKFold(4, shuffle=True, random_state=0)
+    regs = [1e-2, 1.0, 1e2]
+    params = dict(n_windows=4, nodes_per_window=5, n_enhancement=50, random_state=3)
+    ours = BLSClassifierCV(regs=regs, cv=cv, direct_links=True, **params).fit(X, y)
+    grid = GridSearchCV(BLSClassifier(direct_links=True, **params), {"reg": regs}, cv=cv,
+                        scoring=neg_mse_of_targets).fit(X, y)
+    assert_same_search(ours, grid)
+    np.testing.assert_allclose(ours.decision_function(X),
+                               grid.best_estimator_.decision_function(X), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("Estimator, params", [
+    (ELMClassifierCV, dict(n_hidden=200, alphas=WIDE_ALPHAS, hidden_sizes=[40, 200])),
+    (BLSClassifierCV, dict(n_windows=4, nodes_per_window=5, n_enhancement=50,
+                           regs=WIDE_ALPHAS)),
+], ids=["ELM", "BLS"])
+def test_wide_inputs_never_allocate_a_width_squared_array(Estimator, params):
+    """60 rows, 3000 inputs with direct links: readout width p ≥ 3000. One p×p float64 array is
+    72 MB; the dual form needs O(n² + n·p) ≈ a few MB. numpy reports its buffers to
+    tracemalloc, so the peak bounds every array the fit allocates."""
+    import tracemalloc
+
+    X, y = wide_data()
+    model = Estimator(direct_links=True, cv=5, random_state=0, **params)
+    model.fit(X[:30], y[:30])  # compile and import outside the measurement
+    tracemalloc.start()
+    try:
+        model.fit(X, y)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    p = X.shape[1]
+    assert peak < p * p * 8 / 4, f"peak {peak / 1e6:.1f} MB"
+    assert model.direct_links_
+
+
 @pytest.mark.parametrize("n", [50, 300])  # dual and primal
 def test_direct_links_readout_is_ridge_on_inputs_beside_hidden_outputs(n):
     X, y = regression_data(n=n, d=4)
