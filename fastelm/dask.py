@@ -29,6 +29,11 @@ What the estimators do with Dask input (``fit`` / ``partial_fit`` / ``predict`` 
   Estimators whose update is not a Gram sum (``_gram_updates = False``: FOS-ELM prunes nodes
   on each chunk) get the chunks in order (``DaskRows.blocks``), each computed on a worker and
   learned here; ``options(sequential=True)`` forces that for any OS-ELM.
+* ``ELMRegressorCV`` / ``ELMClassifierCV``: y is computed (``DaskRows.targets``, which also
+  counts each chunk's rows) to make the splits; then one pass in which each chunk's task returns
+  the Gram sums of its rows per test fold (``DaskRows.fold_gram_sums``), tree-added; a scorer's
+  validation rows come chunk by chunk (``DaskRows.take``). Equal to the in-memory search to
+  round-off. The BLS estimators learn their layer from rows in memory and refuse Dask input.
 * Classifiers find their classes with one Dask pass (``np.unique`` per chunk, merged in a
   tree) unless ``options(classes=...)`` gives them.
 * Predictions: ``map_rows`` maps a picklable block function over the row chunks; it returns a
@@ -151,6 +156,29 @@ def _gram_chunk(X_block, y_block, y_columns, feature_map, coding):
     """GramSums (float64) of one row chunk, by the in-memory ``gram_sums`` on one thread."""
     X, T = _chunk_arrays(X_block, y_block, y_columns, feature_map.dtype, coding)
     return gram_sums(X, T, feature_map, parallel=False).astype(np.float64)
+
+
+def _fold_gram_chunk(X_block, y_block, y_columns, feature_map, coding, fold_of, n_folds):
+    """[GramSums (float64) of the chunk's rows in fold f for f < n_folds] + [of its rows in
+    no fold]: ``fold_of`` holds each row's fold (−1: none)."""
+    X, T = _chunk_arrays(X_block, y_block, y_columns, feature_map.dtype, coding)
+    if len(X) != len(fold_of):
+        raise ValueError(f"a chunk has {len(X)} rows where {len(fold_of)} were counted")
+    return [gram_sums(X[fold_of == f], T[fold_of == f], feature_map,
+                      parallel=False).astype(np.float64) for f in list(range(n_folds)) + [-1]]
+
+
+def _sum_lists(*parts):
+    return [_sum(*sums) for sums in zip(*parts)]
+
+
+def _labels_chunk(X_block, y_block, y_columns):
+    return np.asarray(_split_frame(X_block, y_block, y_columns)[1])
+
+
+def _take_chunk(X_block, y_block, y_columns, dtype, rows):
+    X = _as_float_2d(_split_frame(X_block, y_block, y_columns)[0], dtype)
+    return X[rows]
 
 
 def _sum(*parts):
@@ -415,6 +443,76 @@ class DaskRows:
         if sums.n == 0:
             raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
         return sums
+
+    def targets(self):
+        """y in memory (one Dask pass over y), and the rows of each chunk, which later
+        per-row work (``fold_gram_sums``, ``take``) uses.
+
+        Returns
+        -------
+        ndarray of shape (n,) or (n, m)
+        """
+        import dask
+        part = dask.delayed(_labels_chunk, pure=True)
+        parts = self._compute(*[part(xb, yb, self._y_columns) for xb, yb in self._pairs])
+        self._offsets = np.cumsum([0] + [len(y) for y in parts])
+        self.n_rows = int(self._offsets[-1])
+        return np.concatenate(parts)
+
+    def fold_gram_sums(self, feature_map, coding, fold_of, n_folds):
+        """GramSums (float64) of the rows of each fold, and of the rows in none, from one pass:
+        per chunk on a worker, summed in a tree (after ``targets``).
+
+        Parameters
+        ----------
+        feature_map : picklable feature map
+        coding : fastelm._targets.TargetCoding
+        fold_of : ndarray of shape (n,), int
+            Each row's fold in [0, n_folds), or −1.
+        n_folds : int
+
+        Returns
+        -------
+        list of n_folds + 1 GramSums
+            The last: the rows in no fold.
+        """
+        import dask
+        feature_map = dask.delayed(feature_map, traverse=False)
+        coding = dask.delayed(coding, traverse=False)
+        gram = dask.delayed(_fold_gram_chunk, pure=True)
+        o = self._offsets
+        parts = [gram(xb, yb, self._y_columns, feature_map, coding, fold_of[o[i]:o[i + 1]],
+                      n_folds) for i, (xb, yb) in enumerate(self._pairs)]
+        (sums,) = self._compute(self._tree(parts, _sum_lists))
+        return sums
+
+    def take(self, rows, dtype):
+        """X[rows] in memory (rows: indices into all rows, after ``targets``), each chunk's
+        share selected on its worker.
+
+        Parameters
+        ----------
+        rows : ndarray of int
+        dtype : numpy dtype
+
+        Returns
+        -------
+        ndarray of shape (len(rows), d)
+        """
+        import dask
+        rows = np.asarray(rows)
+        order = np.argsort(rows, kind="stable")
+        ordered, o = rows[order], self._offsets
+        take = dask.delayed(_take_chunk, pure=True)
+        parts = []
+        for i, (xb, yb) in enumerate(self._pairs):
+            lo, hi = np.searchsorted(ordered, [o[i], o[i + 1]])
+            if hi > lo:
+                parts.append(take(xb, yb, self._y_columns, dtype, ordered[lo:hi] - o[i]))
+        out = np.empty((len(rows), self.n_features), dtype=dtype)
+        if parts:
+            out[order] = np.concatenate(self._compute(*parts))
+        return out
 
     def gather(self, coding):
         """(X, T) of every row, in memory.

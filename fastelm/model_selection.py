@@ -20,7 +20,15 @@ is made (wide data: connectomes with direct links): one kernel K_p = A[:, :p] A[
 n rows, grown by column blocks of A over the nested widths (``fastelm._gram.kernel_prefixes``);
 per split, c from K_p[tr, tr] + αI and the validation scores K_p[te, tr] c; at the refit,
 β = Aᵀc by column blocks (``fastelm._gram.dual_readout``). Memory O(n² + n·block) per width;
-the primal sums are only formed up to the widest p ≤ n. Scorers other than the default mean squared error
+the primal sums are only formed up to the widest p ≤ n.
+
+Dask inputs (``fastelm.dask``): y is brought in (one pass) to make the splits; each chunk's
+task then returns the sums of its rows per test fold (``DaskRows.fold_gram_sums``), added in a
+tree, and a scorer's validation rows are selected chunk by chunk (``DaskRows.take``). KFold-like
+splits only (disjoint test folds, training rows their complement). When the dual form is needed
+the rows are few and are gathered, as the estimators do.
+
+Scorers other than the default mean squared error
 of the readout targets cost one more pass over each fold's rows: the fold's A, then the
 predictions of every grid point, handed to the scorer through a copy of the estimator that
 returns them.
@@ -42,7 +50,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs
 from ._gram import (DirectLinksMap, GramSums, HiddenMap, dual_readout, gram_sums,
-                    kernel_prefixes)
+                    is_dask_input, kernel_prefixes)
 from ._hidden import check_activation, check_dtype, check_generator, random_weights
 from ._ridge import RCOND_MIN, add_to_diagonal, serial_blas_if_small, spd_solve
 from ._validation import check_positive_int
@@ -50,7 +58,8 @@ from .bls import BLSClassifier, BLSRegressor, _BLS, serial_if_small
 from .elm import ELMClassifier, ELMRegressor
 
 ALPHAS = tuple(10.0 ** np.arange(-6, 4))  # default ELM penalties 1e-6 … 1e3
-REGS = (2.0 ** -30,) + tuple(10.0 ** np.arange(-6, 3))  # default BLS penalties: the paper's C, 1e-6 … 1e2
+# default BLS penalties: the paper's C, then 1e-6 … 1e2
+REGS = (2.0 ** -30,) + tuple(10.0 ** np.arange(-6, 3))
 
 
 # --------------------------------------------------------------------------- grids
@@ -375,27 +384,39 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         sizes = check_grid([L] if self.hidden_sizes is None else self.hidden_sizes,
                            "hidden_sizes", integer=True, upper=L)
         links = check_bool_grid(self.direct_links, "direct_links")
-        X, T = self._validate_Xy(X, y, dtype, reset=True)
+        self._dask = None
+        if is_dask_input(X, y):
+            self._dask = self._training_rows(X, y, dtype, reset=True)
+            y = self._dask[0].targets()
+            T = self._dask[1](y)
+            X = np.empty((len(y), 0))  # folds and scorers need only the row count
+        else:
+            X, T = self._validate_Xy(X, y, dtype, reset=True)
+        n, d = len(T), self.n_features_in_
         y = self._labels(y)
         folds = _splits(self.cv, X, y, is_classifier(self))
         self._check_classes(y, folds)
+        if self._dask is not None and self._width(max(sizes), d, any(links)) > min(
+                len(tr) for tr, _ in folds):  # the dual form: few rows, gathered
+            X, T = self._dask[0].gather(self._dask[1])
+            self._dask = None
         template = self._template()
         scorer = _check_scorer(self.scoring, template)
-        W, b = random_weights(check_generator(self.random_state), X.shape[1], L, dtype)
+        W, b = random_weights(check_generator(self.random_state), d, L, dtype)
         self._layer, self._sizes, self._alphas = HiddenMap(W, b, code), sizes, alphas
         self._totals, self._kernels = {}, {}
         link, a, s = self._search(X, y, T, alphas, sizes, links, scorer, folds, template)
         k = sizes[s]
         self.alpha_, self.n_hidden_, self.direct_links_ = alphas[a], k, links[link]
         self.W_, self.b_ = np.ascontiguousarray(W[:, :k]), b[:k].copy()
-        p = self._width(k, X.shape[1], links[link])
-        if p <= X.shape[0]:  # primal, from the total sums (as wide as the widest p ≤ n)
+        p = self._width(k, d, links[link])
+        if p <= n:  # primal, from the total sums (as wide as the widest p ≤ n)
             beta = prefix_ridge(self._totals[links[link]], self.alpha_, [p])[:, 0]
         else:  # dual, from the rows' kernel, beta = Aᵀc by column blocks
             coef = dual_ridge(self._kernels[links[link]][p], T, self.alpha_)
             beta = dual_readout(X, self._feature_map(), coef)
         self.beta_ = np.ascontiguousarray(beta, dtype=dtype)
-        del self._layer, self._sizes, self._alphas, self._totals, self._kernels
+        del self._layer, self._sizes, self._alphas, self._totals, self._kernels, self._dask
         return self
 
     @staticmethod
@@ -419,14 +440,14 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
           over column blocks serves every nested width), K_p[tr, tr] for the solve and
           K_p[te, tr] for the validation scores (``dual_grid``). K_p is kept for the refit.
         """
-        n, d = X.shape
+        n, d = len(T), self.n_features_in_
         widths = [self._width(k, d, link) for k in self._sizes]
         n_train = [len(tr) for tr, _ in folds]
         primal = [k for k, p in zip(self._sizes, widths) if p <= max(n_train + [n])]
         sums, pmap = [(None, None)] * len(folds), None
         if primal:
             pmap = self._prefix_map(max(primal), d, link)
-            self._totals[link], sums = fold_sums(X, T, folds, pmap)
+            self._totals[link], sums = fold_sums(X, T, folds, pmap, self._dask)
         dual = [{} for _ in folds]
         kernels = self._kernels.setdefault(link, {})
         needed = [p for p in widths if p > min(n_train)]
@@ -444,21 +465,38 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
             fold = _FoldData(tr, te, widths, True, work, train_sums, val_sums, T_val=T[te],
                              dual=fold_dual)
             if predictions and pmap is not None:
-                fold.A_val = pmap.transform(X[te])
+                fold.A_val = pmap.transform(X[te] if self._dask is None else
+                                            self._dask[0].take(te, pmap.dtype))
             yield fold
 
 
-def fold_sums(X, T, folds, fmap):
+def fold_sums(X, T, folds, fmap, dask_rows=None):
     """(total, [(S − S_f or the training rows' sums, S_f)] per split), float64 ``GramSums`` of
     A = fmap(X): one pass when the test folds are disjoint (rows in no test fold are summed
-    once more) and each split's training rows are the complement of its test rows."""
-    n = X.shape[0]
+    once more) and each split's training rows are the complement of its test rows.
+
+    ``dask_rows``: (``fastelm.dask.DaskRows``, target coding) whose rows X and T stand for: the
+    same sums from one pass of per-chunk, per-fold sums on the workers (such splits only).
+    """
+    n = len(T)
     covered = np.zeros(n, dtype=bool)
     for _, te in folds:
         covered[te] = True
     disjoint = sum(len(te) for _, te in folds) == covered.sum()
     complement = all(len(tr) + len(te) == n and np.union1d(tr, te).size == n
                      for tr, te in folds)
+    if dask_rows is not None:
+        if not (disjoint and complement):
+            raise ValueError("cv: with Dask inputs the test folds must be disjoint and each "
+                             "training split their complement (KFold, StratifiedKFold ...)")
+        fold_of = np.full(n, -1)
+        for f, (_, te) in enumerate(folds):
+            fold_of[te] = f
+        *val, rest = dask_rows[0].fold_gram_sums(fmap, dask_rows[1], fold_of, len(folds))
+        total = rest
+        for s in val:
+            total = total + s
+        return total, [(total - s, s) for s in val]
     val = [gram_sums(X[te], T[te], fmap).astype(np.float64) for _, te in folds]
     if disjoint:
         total = GramSums.zeros(fmap.width, T.shape[1])

@@ -435,3 +435,75 @@ def test_bls_cv_on_synthetic_connectomes(bls_selection, effect_size):
         assert selected >= scores[2.0 ** -30] + 0.05
     else:
         assert abs(selected - 0.5) <= 0.05
+
+
+# --------------------------------------------------------------------------- Dask inputs
+
+
+def _close_search(ours, memory):
+    assert ours.cv_results_["params"] == memory.cv_results_["params"]
+    for key in ["mean_test_score"] + [f"split{k}_test_score" for k in range(memory.n_splits_)]:
+        np.testing.assert_allclose(ours.cv_results_[key], memory.cv_results_[key], rtol=RTOL,
+                                   err_msg=key)
+    assert ours.best_params_ == memory.best_params_
+    np.testing.assert_allclose(ours.beta_, memory.beta_, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("scoring", [None, "accuracy"])
+def test_elm_classifier_cv_on_dask_arrays_equals_in_memory(scoring, monkeypatch):
+    """Per-fold Gram sums from each chunk on the workers (a row's fold known per chunk), the
+    scorer's validation rows selected chunk by chunk: the in-memory search to 1e-8; the rows
+    are never gathered."""
+    da = pytest.importorskip("dask.array")
+    from fastelm.dask import DaskRows
+
+    monkeypatch.setattr(DaskRows, "gather", None)
+    X, y = classification_data(n=300)
+    cv = StratifiedKFold(5, shuffle=True, random_state=2)
+    params = dict(n_hidden=120, alphas=ALPHAS, hidden_sizes=[20, 60, 120],
+                  direct_links=[False, True], cv=cv, scoring=scoring, random_state=4)
+    memory = ELMClassifierCV(**params).fit(X, y)
+    ours = ELMClassifierCV(**params).fit(da.from_array(X, chunks=(70, 8)),
+                                         da.from_array(y, chunks=70))
+    _close_search(ours, memory)
+    np.testing.assert_array_equal(ours.classes_, memory.classes_)
+    assert ours.n_features_in_ == 8
+
+
+def test_elm_regressor_cv_on_a_dask_dataframe_equals_in_memory():
+    """Partitions of unknown length: counted by the pass that brings y in."""
+    dd = pytest.importorskip("dask.dataframe")
+    import pandas as pd
+
+    X, y = regression_data(n=260, m=2)
+    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(X.shape[1])])
+    frame["t0"], frame["t1"] = y[:, 0], y[:, 1]
+    ddf = dd.from_pandas(frame, npartitions=4)
+    cv = KFold(4, shuffle=True, random_state=0)
+    params = dict(n_hidden=80, alphas=ALPHAS, hidden_sizes=[10, 80], cv=cv, random_state=1)
+    memory = ELMRegressorCV(**params).fit(frame.iloc[:, :6], y)
+    ours = ELMRegressorCV(**params).fit(ddf.iloc[:, :6], ddf[["t0", "t1"]])
+    _close_search(ours, memory)
+    np.testing.assert_allclose(ours.predict(frame.iloc[:, :6]), memory.predict(frame.iloc[:, :6]),
+                               rtol=1e-8, atol=1e-10)
+
+
+def test_dask_inputs_with_few_rows_take_the_dual_form_in_memory():
+    da = pytest.importorskip("dask.array")
+    X, y = regression_data(n=120)
+    params = dict(n_hidden=150, alphas=ALPHAS, hidden_sizes=[30, 150], cv=3, random_state=0)
+    memory = ELMRegressorCV(**params).fit(X, y)
+    ours = ELMRegressorCV(**params).fit(da.from_array(X, chunks=(50, 6)),
+                                        da.from_array(y, chunks=50))
+    _close_search(ours, memory)
+
+
+def test_dask_inputs_need_partition_folds_and_bls_refuses_them():
+    da = pytest.importorskip("dask.array")
+    X, y = regression_data(n=120)
+    Xd, yd = da.from_array(X, chunks=(50, 6)), da.from_array(y, chunks=50)
+    splits = [(np.arange(60), np.arange(60, 100))]  # rows 100… in no split
+    with pytest.raises(ValueError, match="cv"):
+        ELMRegressorCV(n_hidden=20, cv=splits).fit(Xd, yd)
+    with pytest.raises(TypeError, match="Dask"):
+        BLSRegressorCV(n_enhancement=10).fit(Xd, yd)
