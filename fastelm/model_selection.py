@@ -57,6 +57,9 @@ from ._validation import check_positive_int
 from .bls import BLSClassifier, BLSRegressor, _BLS, serial_if_small
 from .elm import ELMClassifier, ELMRegressor
 
+__all__ = ["ELMRegressorCV", "ELMClassifierCV", "BLSRegressorCV", "BLSClassifierCV",
+           "penalty_scores"]
+
 ALPHAS = tuple(10.0 ** np.arange(-6, 4))  # default ELM penalties 1e-6 … 1e3
 # default BLS penalties: the paper's C, then 1e-6 … 1e2
 REGS = (2.0 ** -30,) + tuple(10.0 ** np.arange(-6, 3))
@@ -376,7 +379,18 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
 
     def fit(self, X, y):
         """Score every (alpha, hidden size[, direct_links]) on every split from one pass of
-        Gram sums, then refit the best on all rows from the same sums."""
+        Gram sums, then refit the best on all rows from the same sums.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or a Dask collection
+            (with y one too, or in memory)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs) (classifiers: labels)
+
+        Returns
+        -------
+        self
+        """
         L = check_positive_int(self.n_hidden, "n_hidden")
         code = check_activation(self.activation)
         dtype = check_dtype(self.dtype)
@@ -656,7 +670,17 @@ class _BLSCV(_SearchCV):
 
     def fit(self, X, y):
         """Score every penalty of ``regs`` on every split (one BLS layer and Gram sum per
-        split), then fit the BLS on all rows at the best one (``reg_``)."""
+        split), then fit the BLS on all rows at the best one (``reg_``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs) (classifiers: labels)
+
+        Returns
+        -------
+        self
+        """
         regs = check_grid(self.regs, "regs")
         links = check_bool_grid(self.direct_links, "direct_links")
         for name in ("reg_", "direct_links_"):
@@ -702,8 +726,9 @@ class _BLSCV(_SearchCV):
 _BLS_PARAMS_DOC = """
     Parameters
     ----------
-    n_windows, nodes_per_window, n_enhancement, shrink, sparse_lambda, preprocessing,
-    random_state, dtype :
+    n_windows, nodes_per_window, n_enhancement, shrink : int, int, int, float
+        As in ``BLSRegressor``.
+    sparse_lambda, preprocessing, random_state, dtype :
         As in ``BLSRegressor``.
     regs : sequence of float > 0, default=(2**-30, 1e-6, 1e-5, …, 1e2)
         Readout penalties C searched (the paper's C = 2⁻³⁰ first).
