@@ -133,13 +133,10 @@ def test_idx_reader_reads_or_refuses_any_bytes(tmp_path_factory, payload, compre
 # scaling to the user (a raw 1e9 feature saturates their activations), so only a constant of
 # the data's own size is tried there.
 
-KNOWN_BLS = ("issue 14 item 2: a constant column of 1.7e9 or 1e10 takes BLSRegressor's R^2 "
-             "from 0.96 to 0.00: min-max scaling does not map a constant column to 0")
 CASES = [pytest.param(e, -3.0, id=f"{type(e).__name__}--3")
          for e in ESTIMATORS if not is_classifier(e)]
-CASES += [pytest.param(BLSRegressor(**BLS), c, id=f"BLSRegressor-{c:g}",
-                       marks=pytest.mark.xfail(strict=True, reason=KNOWN_BLS))
-          for c in (1.7e9, 1e10)]
+CASES += [pytest.param(BLSRegressor(**BLS, preprocessing=p), c, id=f"BLSRegressor-{p}-{c:g}")
+          for c in (1.7e9, 1e10, 1e154, 1e300) for p in ("minmax",)]
 
 
 @pytest.mark.parametrize("estimator, constant", CASES)
@@ -161,3 +158,55 @@ def test_a_constant_column_changes_nothing(estimator, constant):
             _one_line(exc)
             return
     assert score > base - 0.05, (base, score)
+
+
+def test_bls_minmax_maps_a_constant_column_to_zero():
+    """A constant training column scales to 0 (gain 0), whatever its value, so a test value of
+    it cannot leak into H1 either; the other columns keep their [0, 1] scaling."""
+    from fastelm.bls import minmax_parameters
+
+    X = np.array([[1.0, 1.7e9, -2.0], [3.0, 1.7e9, 2.0], [2.0, 1.7e9, 0.0]])
+    offset, gain = minmax_parameters(X, 0.0, 1.0)
+    np.testing.assert_array_equal(gain, [0.5, 0.0, 0.25])
+    scaled = (X - offset) * gain
+    np.testing.assert_array_equal(scaled[:, 1], 0.0)
+    np.testing.assert_allclose(scaled[:, [0, 2]], [[0, 0], [1, 1], [0.5, 0.5]])
+
+
+def test_bls_constant_column_keeps_breast_cancer_accuracy():
+    """Issue 14 item 2: one constant column of 1.7e9 took BLSClassifier from 0.83 to the
+    majority class (0.62); now the fit is the one without the column up to the random draw."""
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    order = np.random.default_rng(0).permutation(len(y))
+    X, y = X[order], y[order]
+    majority = max(np.mean(y[400:]), 1 - np.mean(y[400:]))
+    for constant in (1.7e9, 1e10, 1e200):
+        Xc = np.hstack([X, np.full((len(X), 1), constant)])
+        model = BLSClassifier(random_state=0).fit(Xc[:400], y[:400])
+        assert model.score(Xc[400:], y[400:]) > majority + 0.15, constant
+
+
+@pytest.mark.parametrize("scale", [1e154, 1e300, 1e-160, 1e-300])
+def test_bls_reference_zscore_is_scale_free(scale):
+    """Per-row z-scoring does not depend on the scale of a row: values of 1e154 and up used to
+    overflow the sum of squares into NaN predictions."""
+    from fastelm._kernels.bls import zscore_rows
+
+    X = np.random.default_rng(0).standard_normal((20, 6))
+    X[3] = 5.0  # a constant row is only centred
+    np.testing.assert_allclose(zscore_rows(X * scale), zscore_rows(X), rtol=1e-12, atol=1e-12)
+    y = (X[:, 0] > 0).astype(int)
+    model = BLSClassifier(preprocessing="reference", **BLS).fit(X * scale, y)
+    assert np.isfinite(model.predict_proba(X * scale)).all()
+    np.testing.assert_array_equal(model.predict(X * scale),
+                                  clone(model).fit(X, y).predict(X))
+
+
+def test_bls_refuses_a_column_too_wide_to_scale():
+    X = np.random.default_rng(0).standard_normal((10, 3))
+    X[0, 1], X[1, 1] = -1e308, 1e308
+    with pytest.raises(ValueError, match="column 1 of the inputs spans") as info:
+        BLSRegressor(**BLS).fit(X, X[:, 0])
+    _one_line(info.value)

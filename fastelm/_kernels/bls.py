@@ -25,6 +25,9 @@ from .hidden import tanh
 
 
 MAX_GAIN = 1e14  # mapminmax treats a larger gain as a constant row
+# zscore_rows rescales a row whose largest magnitude is outside this range (squares overflow or
+# underflow)
+ZSCORE_SAFE_MIN, ZSCORE_SAFE_MAX = 1e-150, 1e150
 
 
 @njit(inline="always", cache=CACHE)
@@ -87,23 +90,30 @@ def zscore_rows(X):
     row statistics in float64).
 
     Rows with zero deviation (or a single column) are only centred, as MATLAB's ``zscore`` does.
+    A row whose largest magnitude m is outside [ZSCORE_SAFE_MIN, ZSCORE_SAFE_MAX] is first
+    divided by m (the z-score does not change) so that its sum of squares neither overflows
+    (values ≥ 1e154 gave NaN) nor underflows; other rows are computed as they always were.
     """
     n, d = X.shape
     out = np.empty((n, d), dtype=X.dtype)
     for i in prange(n):
+        m = 0.0
+        for j in range(d):
+            m = max(m, abs(X[i, j]))
+        scale = m if (m > ZSCORE_SAFE_MAX or m < ZSCORE_SAFE_MIN) and m > 0.0 else 1.0
         mean = 0.0
         for j in range(d):
-            mean += X[i, j]
+            mean += X[i, j] / scale
         mean /= d
         ss = 0.0
         for j in range(d):
-            t = X[i, j] - mean
+            t = X[i, j] / scale - mean
             ss += t * t
         sd = np.sqrt(ss / (d - 1)) if d > 1 else 0.0
         if sd == 0.0:
-            sd = 1.0
+            sd = 1.0 / scale  # only centred, in the caller's units
         for j in range(d):
-            out[i, j] = (X[i, j] - mean) / sd
+            out[i, j] = (X[i, j] / scale - mean) / sd
     return out
 
 
