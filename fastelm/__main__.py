@@ -2,6 +2,6 @@
 the demo)."""
 import sys
 
-from .cli import main
+from ._command import main
 
 sys.exit(main())

@@ -6,7 +6,10 @@
     fastelm bench [--quick] [--out FILE]
     fastelm demo [--data DIR]
 
-Errors (missing data, bad arguments) are one line on stderr and a non-zero exit status.
+A user's mistake (a missing folder or file, a bad option value, a damaged data file) is one
+line on stderr, naming the option or path, and exit status 2, here and in every
+``python -m fastelm.experiments.*`` command (``fastelm._command`` is their one shared
+mechanism); ``FASTELM_TRACEBACK=1`` shows the traceback instead.
 """
 import argparse
 import importlib
@@ -14,6 +17,9 @@ import importlib.util
 import os
 import sys
 import time
+
+from ._command import (CommandError, check_output_dir, check_output_file, directory_option,
+                       run_command, seed_option)
 
 # paper name → (experiment module, the keyword its run() takes for the data directory, the
 # command-line option that gives that directory)
@@ -24,16 +30,13 @@ EXPERIMENTS = {
 }
 
 
-class CommandError(Exception):
-    """A failure to report to the user as one line."""
-
-
 def _print_summary(name, result, seconds):
     print(f"\n== {name}: finished in {seconds:.1f} s")
     for path in (result or {}).get("files", []) or []:
         print(f"   wrote {path}")
-    for name, reason in ((result or {}).get("skipped") or {}).items():
-        print(f"   skipped {name}: {reason}")
+    skipped = (result or {}).get("skipped") or {}
+    if skipped:  # each reason was printed when the data set was skipped, and is in notes.md
+        print(f"   skipped (files not found, see notes.md): {', '.join(skipped)}")
     table = (result or {}).get("table")
     if isinstance(table, str):
         print(table)
@@ -45,24 +48,36 @@ def reproduce(args):
         folder = getattr(args, option)
         if folder is not None and not os.path.isdir(folder):
             raise CommandError(f"--{option.replace('_', '-')} {folder}: no such directory")
+    check_output_dir(args.out)
+    outs = {name: check_output_dir(os.path.join(args.out, name)) for name in names}
+    finished, start_all = [], time.perf_counter()
     for name in names:
         module_name, data_kw, option = EXPERIMENTS[name]
         module = importlib.import_module(module_name)
-        out = os.path.join(args.out, name)
-        kwargs = {"quick": args.quick, "out_dir": out, "seed": args.seed,
+        kwargs = {"quick": args.quick, "out_dir": outs[name], "seed": args.seed,
                   data_kw: getattr(args, option)}
         if name == "bls-fmri":
             kwargs.update(atlas=args.atlas, strategy=args.strategy)
-        print(f"== {name}: {'quick' if args.quick else 'full'} reproduction into {out}")
+        print(f"== {name}: {'quick' if args.quick else 'full'} reproduction into {outs[name]}")
         start = time.perf_counter()
         result = module.run(**kwargs)
         _print_summary(name, result, time.perf_counter() - start)
+        finished.append((name, time.perf_counter() - start, result or {}))
+    if len(names) > 1:
+        print(f"\n== all: {len(finished)} reproductions in "
+              f"{time.perf_counter() - start_all:.1f} s")
+        for name, seconds, result in finished:
+            skipped = result.get("skipped") or {}
+            extra = f"; skipped {', '.join(skipped)}" if skipped else ""
+            print(f"   {name}: {len(result.get('files') or [])} files in {outs[name]} "
+                  f"({seconds:.1f} s{extra})")
     return 0
 
 
 def datasets(args):
-    from .datasets import available_datasets
+    from .datasets import available_datasets, get_data_home
 
+    get_data_home(args.data)  # a $FASTELM_DATA that does not exist is an error
     rows = available_datasets(args.data)
     width = max(len(n) for n in rows)
     print(f"{'data set':<{width}}  source    where")
@@ -84,6 +99,8 @@ def bench(args):
     if not os.path.exists(script):
         raise CommandError("fastelm bench needs a source checkout (benchmarks/peers.py); "
                            "install with 'pip install -e .[bench]' from the repository")
+    if args.out:
+        check_output_file(args.out)
     spec = importlib.util.spec_from_file_location("fastelm_bench_peers", script)
     peers = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(peers)
@@ -92,43 +109,47 @@ def bench(args):
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(prog="fastelm", description=__doc__.split("\n")[0])
+    from . import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="fastelm", description="fastelm: randomized-weight neural networks (ELM, OS-ELM, "
+        "FOS-ELM, BLS, DE-ELM-SSC). Reproduce the papers' experiments, list the offline data "
+        "sets, time fastelm against its peers, or run a demo.")
+    parser.add_argument("--version", action="version", version=f"fastelm {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     rep = sub.add_parser("reproduce", help="reproduce a paper's experiments (tables, plots)")
     rep.add_argument("paper", choices=list(EXPERIMENTS) + ["all"])
     rep.add_argument("--quick", action="store_true", help="minutes, not hours")
     rep.add_argument("--out", default="results", help="output directory (default: results)")
-    rep.add_argument("--seed", type=int, default=0)
-    rep.add_argument("--data", help="directory with the UCI/IDX files (else $FASTELM_DATA)")
-    rep.add_argument("--fmri-data", help="ABIDE-layout directory (default: synthetic subjects)")
+    rep.add_argument("--seed", type=seed_option, default=0,
+                     help="seeds every split, subsample and model: the same seed gives the "
+                          "same tables (an integer >= 0, default 0)")
+    rep.add_argument("--data", type=directory_option,
+                     help="directory with the UCI/IDX files (else $FASTELM_DATA)")
+    rep.add_argument("--fmri-data", type=directory_option,
+                     help="ABIDE-layout directory (default: synthetic subjects)")
     rep.add_argument("--atlas", help="bls-fmri: atlas of the *_rois_<atlas>.1D files, e.g. "
                      "cc200 (default: the only one present)")
     rep.add_argument("--strategy", help="bls-fmri: nilearn ABIDE_pcp/<pipeline>/<strategy> "
                      "folder, e.g. filt_noglobal (when several were downloaded)")
     rep.set_defaults(func=reproduce)
     ds = sub.add_parser("datasets", help="which data sets are available offline, from where")
-    ds.add_argument("--data", help="directory with the UCI/IDX files (else $FASTELM_DATA)")
+    ds.add_argument("--data", type=directory_option,
+                    help="directory with the UCI/IDX files (else $FASTELM_DATA)")
     ds.set_defaults(func=datasets)
     be = sub.add_parser("bench", help="time fastelm side by side with its peers")
     be.add_argument("--quick", action="store_true")
     be.add_argument("--out", help="also write the table to this Markdown file")
     be.set_defaults(func=bench)
     de = sub.add_parser("demo", help="ELM and OS-ELM on the offline data sets")
-    de.add_argument("--data")
+    de.add_argument("--data", type=directory_option,
+                    help="directory with the UCI/IDX files (else $FASTELM_DATA)")
     de.set_defaults(func=demo)
     return parser
 
 
 def main(argv=None):
-    args = build_parser().parse_args(argv)
-    try:
-        return args.func(args)
-    except KeyboardInterrupt:
-        print("fastelm: interrupted", file=sys.stderr)
-        return 130
-    except (CommandError, OSError, ValueError, ImportError) as error:
-        print(f"fastelm: error: {error}", file=sys.stderr)
-        return 1
+    return run_command("fastelm", build_parser(), lambda args: args.func(args), argv)
 
 
 if __name__ == "__main__":

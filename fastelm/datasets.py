@@ -80,12 +80,18 @@ class DataFormatError(ValueError):
 
 
 def get_data_home(data_home: PathLike | None = None) -> Path | None:
-    """Return the data directory: `data_home`, else ``$FASTELM_DATA``, else None."""
+    """Return the data directory: `data_home`, else ``$FASTELM_DATA``, else None.
+
+    Raises DataNotFoundError when the directory named does not exist."""
+    source = "data_home"
     if data_home is None:
-        data_home = os.environ.get(ENV_VAR) or None
+        data_home, source = os.environ.get(ENV_VAR) or None, f"${ENV_VAR}"
     if data_home is None:
         return None
-    return Path(data_home).expanduser().resolve()
+    path = Path(data_home).expanduser().resolve()
+    if not path.is_dir():  # a typo must not read as "no data" and fall back silently
+        raise DataNotFoundError(f"{source} {data_home}: no such directory")
+    return path
 
 
 def _find_file(names, subdir, data_home):

@@ -16,6 +16,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
 from . import datasets
+from ._command import (check_output_file, directory_option, positive_int_option, run_command,
+                  seed_option)
 from .elm import ELMClassifier, OSELMClassifier
 
 SETS = ["wdbc", "australian", "breast_cancer_wisconsin", "vote", "pima", "segment", "satimage",
@@ -37,6 +39,7 @@ def _timed_score(model, fit, X_test, y_test):
 
 def run(data_home=None, n_hidden=200, seed=0):
     """Rows (dataset, n_train, n_test, [(accuracy, seconds)] per model) for the sets available."""
+    datasets.get_data_home(data_home)  # a folder that does not exist is an error, not "no data"
     rows = []
     for name in SETS:
         try:
@@ -77,11 +80,18 @@ def table(rows, n_hidden):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m fastelm.demo",
                                      description=__doc__.split("\n")[0])
-    parser.add_argument("--data", help="directory with UCI/IDX files (else $FASTELM_DATA)")
-    parser.add_argument("--hidden", type=int, default=200, help="hidden nodes (default 200)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--data", type=directory_option,
+                        help="directory with UCI/IDX files (else $FASTELM_DATA)")
+    parser.add_argument("--hidden", type=positive_int_option, default=200,
+                        help="hidden nodes (default 200)")
+    parser.add_argument("--seed", type=seed_option, default=0, help="seeds splits and models")
     parser.add_argument("--out", help="also write the table to this Markdown file")
-    args = parser.parse_args(argv)
+    return run_command("fastelm demo", parser, _main, argv)
+
+
+def _main(args):
+    if args.out:
+        check_output_file(args.out)
     rows = run(args.data, args.hidden, args.seed)
     text = table(rows, args.hidden)
     print(text)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import csv
 import warnings
 from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -100,6 +101,17 @@ class CroppedSeriesWarning(UserWarning):
     """'timeseries' features were cropped far below the median series length."""
 
 
+@contextmanager
+def _reading(path, error):
+    """Turn a text file's decoding or CSV error into ``error`` naming the file."""
+    try:
+        yield
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    except csv.Error as exc:
+        raise error(f"{path}: not a readable CSV file ({exc})") from None
+
+
 def _list_ids(ids):
     ids = list(ids)
     shown = ", ".join(repr(i) for i in ids[:_MAX_LISTED])
@@ -148,7 +160,7 @@ def read_roi_file(path):
     path = Path(path)
     names = None
     rows, line_numbers = [], []
-    with open(path, encoding="utf-8-sig") as fh:
+    with open(path, encoding="utf-8-sig") as fh, _reading(path, FMRIFormatError):
         for lineno, line in enumerate(fh, start=1):
             stripped = line.strip()
             if not stripped:
@@ -251,7 +263,8 @@ def read_phenotype(csv_path):
         ragged rows, or no header.
     """
     csv_path = Path(csv_path)
-    with open(csv_path, newline="", encoding="utf-8-sig") as fh:
+    with (open(csv_path, newline="", encoding="utf-8-sig") as fh,
+          _reading(csv_path, PhenotypeError)):
         reader = csv.reader(fh)
         header = next(reader, None)
         if header is None:

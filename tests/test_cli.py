@@ -1,18 +1,158 @@
-"""The ``fastelm`` command line: each paper gets its own data folder option, and bad folders
-are one line on stderr with exit status 1."""
+"""The command lines (``fastelm`` and every ``python -m fastelm.experiments.*``): each paper
+gets its own data folder option, and every user error is one error line on stderr naming the
+option or path, with exit status 2, before any work starts (issue 14, items 6, 8, 9, 12, 14)."""
 import types
 
 import pytest
 
-from fastelm import cli
+import fastelm
+from fastelm import _command, cli, demo
+from fastelm.experiments.bls_fmri import reproduce as bls_fmri
+from fastelm.experiments.de_elm_ssc import reproduce as de_elm_ssc
+from fastelm.experiments.fos_elm import reproduce as fos_elm
+from fastelm.fmri import make_synthetic_abide
+
+MAINS = {"fastelm": cli.main, "demo": demo.main, "fos_elm": fos_elm.main,
+         "de_elm_ssc": de_elm_ssc.main, "bls_fmri": bls_fmri.main}
 
 
-@pytest.mark.parametrize("option", ["--data", "--fmri-data"])
-def test_missing_folder_is_one_line(option, tmp_path, capsys):
-    missing = tmp_path / "nowhere"
-    assert cli.main(["reproduce", "all", "--quick", option, str(missing)]) == 1
+def _no_work(*args, **kwargs):
+    raise AssertionError("the command started working despite a bad command line")
+
+
+@pytest.fixture
+def paths(tmp_path, monkeypatch):
+    """Folders and files of the cases; no experiment may start running."""
+    for module in (fos_elm, de_elm_ssc, bls_fmri):
+        monkeypatch.setattr(module, "run", _no_work)
+    monkeypatch.setattr(de_elm_ssc, "merge", _no_work)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    return {"MISSING": str(tmp_path / "nowhere"), "FILE": str(blocker), "EMPTY": str(empty),
+            "OUT": str(tmp_path / "out")}
+
+
+# (entry point, arguments, what the error line must name); MISSING, FILE, EMPTY, OUT are paths
+CASES = [
+    ("fastelm", ["reproduce", "all", "--quick", "--data", "MISSING"], "--data"),
+    ("fastelm", ["reproduce", "all", "--quick", "--fmri-data", "MISSING"], "--fmri-data"),
+    ("fastelm", ["reproduce", "fos-elm", "--seed", "-1", "--out", "OUT"], "--seed"),
+    ("fastelm", ["reproduce", "fos-elm", "--seed", "x", "--out", "OUT"], "--seed"),
+    ("fastelm", ["reproduce", "all", "--quick", "--out", "FILE"], "--out"),
+    ("fastelm", ["datasets", "--data", "MISSING"], "--data"),
+    ("fastelm", ["demo", "--data", "MISSING"], "--data"),
+    ("fastelm", ["bench", "--out", "MISSING/sub/table.md"], "--out"),
+    ("demo", ["--data", "MISSING"], "--data"),
+    ("demo", ["--out", "EMPTY"], "--out"),
+    ("demo", ["--hidden", "0"], "--hidden"),
+    ("fos_elm", ["--repeats", "0", "--out", "OUT"], "--repeats"),
+    ("fos_elm", ["--data", "MISSING", "--out", "OUT"], "--data"),
+    ("fos_elm", ["--out", "FILE", "--quick"], "--out"),
+    ("fos_elm", ["--seed", "-1", "--out", "OUT"], "--seed"),
+    ("de_elm_ssc", ["--runs", "0", "--out", "OUT"], "--runs"),
+    ("de_elm_ssc", ["--mushroom-runs", "0", "--out", "OUT"], "--mushroom-runs"),
+    ("de_elm_ssc", ["--settings", "{nope", "--out", "OUT"], "--settings"),
+    ("de_elm_ssc", ["--settings", "[1]", "--out", "OUT"], "--settings"),
+    ("de_elm_ssc", ["--merge", "MISSING", "--out", "OUT"], "--merge"),
+    ("de_elm_ssc", ["--out", "FILE", "--quick"], "--out"),
+    ("de_elm_ssc", ["--seed", "-1"], "--seed"),
+    ("bls_fmri", ["--data", "MISSING", "--out", "OUT"], "--data"),
+    ("bls_fmri", ["--out", "FILE"], "--out"),
+    ("bls_fmri", ["--seed", "-1", "--out", "OUT"], "--seed"),
+]
+
+
+@pytest.mark.parametrize("entry, argv, named", CASES,
+                         ids=[f"{e}-{'_'.join(a)}" for e, a, _ in CASES])
+def test_user_error_is_one_line_naming_it(entry, argv, named, paths, capsys):
+    argv = [paths.get(a.split("/")[0], a.split("/")[0]) + a[len(a.split("/")[0]):]
+            for a in argv]
+    assert MAINS[entry](argv) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert "Traceback" not in captured.err
+    error = lines[-1]
+    assert ": error: " in error and named in error, captured.err
+    if "argument " not in error:  # argparse's own message follows its usage lines
+        assert len(lines) == 1, captured.err
+
+
+def test_unwritable_out_is_refused_before_work(tmp_path, monkeypatch, capsys):
+    """--out whose folder cannot be created (a file in the way) is refused by each
+    reproduction's ``run`` too, before any data is loaded."""
+    monkeypatch.setattr(fos_elm, "load_available", _no_work)
+    monkeypatch.setattr(de_elm_ssc, "_run", _no_work)
+    blocked = tmp_path / "a-file"
+    blocked.write_text("x")
+    for run in (fos_elm.run, de_elm_ssc.run):
+        with pytest.raises(ValueError, match="out_dir .*a-file/sub: cannot write there"):
+            run(quick=True, out_dir=str(blocked / "sub"))
+
+
+def test_environment_data_folder_that_does_not_exist(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("FASTELM_DATA", str(tmp_path / "nowhere"))
+    for argv in (["datasets"], ["demo"]):
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.endswith(f"$FASTELM_DATA {tmp_path / 'nowhere'}: no such directory")
+        assert len(err.splitlines()) == 1
+
+
+def test_de_elm_ssc_refuses_unknown_settings_and_folders_without_records(tmp_path, capsys):
+    out = str(tmp_path / "out")
+    assert de_elm_ssc.main(["--settings", '{"nope": 1}', "--out", out, "--quick"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == f"fastelm: error: {option} {missing}: no such directory"
+    assert err.startswith("de_elm_ssc: error: unknown settings ['nope']; known: [")
+    assert de_elm_ssc.main(["--merge", str(tmp_path), "--out", out]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"de_elm_ssc: error: {tmp_path}: no records.json there (not the output " \
+                  "folder of a DE-ELM-SSC run)"
+    with pytest.raises(ValueError, match="runs must be an integer >= 1"):
+        de_elm_ssc.run(quick=True, out_dir=out, runs=0)
+
+
+@pytest.mark.parametrize("damage", ["phenotype-field", "phenotype-latin1", "roi-latin1"])
+def test_damaged_fmri_files_name_the_file(damage, tmp_path, capsys):
+    """A phenotype field over the csv module's limit and non-UTF-8 files: one line naming the
+    file (was a _csv.Error or UnicodeDecodeError traceback)."""
+    data = tmp_path / "abide"
+    make_synthetic_abide(data, n_subjects=12, n_rois=5, lengths=(30, 40), n_sites=2,
+                         random_state=0)
+    if damage.startswith("phenotype"):
+        target = next(data.glob("*.csv"))
+        lines = target.read_text().splitlines()
+        if damage == "phenotype-field":
+            lines[1] = lines[1] + ',"' + "x" * 140_000 + '"'
+            target.write_text("\n".join(lines) + "\n")
+        else:
+            target.write_bytes(("\n".join(lines[:3]) + "\nJos\xe9\n").encode("latin-1"))
+    else:
+        target = sorted(data.glob("*.1D"))[0]
+        target.write_bytes(target.read_bytes() + "# caf\xe9\n".encode("latin-1"))
+    assert bls_fmri.main(["--data", str(data), "--out", str(tmp_path / "o"),
+                          "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("bls_fmri: error: ")
+    assert str(target) in err, err
+    assert ("not a readable CSV" if damage == "phenotype-field" else "not UTF-8") in err
+
+
+def test_version_and_help(capsys):
+    assert cli.main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"fastelm {fastelm.__version__}"
+    assert cli.main(["--help"]) == 0
+    assert "``" not in capsys.readouterr().out
+    assert cli.main(["reproduce", "--help"]) == 0
+    text = capsys.readouterr().out
+    assert "``" not in text and "same seed gives the same tables" in " ".join(text.split())
+
+
+def test_seed_of_any_size_is_accepted():
+    assert _command.seed_option(str(2**70)) == 2**70
+    assert cli.build_parser().parse_args(["reproduce", "all", "--seed", str(2**70)]).seed \
+        == 2**70
 
 
 def test_reproduce_passes_each_paper_its_folder(tmp_path, monkeypatch, capsys):
@@ -34,8 +174,27 @@ def test_reproduce_passes_each_paper_its_folder(tmp_path, monkeypatch, capsys):
     assert seen["fastelm.experiments.de_elm_ssc"]["data_home"] == str(uci)
     assert seen["fastelm.experiments.bls_fmri"]["data_dir"] == str(fmri)
     assert all(kw["quick"] and kw["seed"] == 5 for kw in seen.values())
-    assert "== de-elm-ssc: finished" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "== de-elm-ssc: finished" in out
+    assert "== all: 3 reproductions" in out  # the closing summary
     assert cli.main(["reproduce", "bls-fmri", "--out", str(tmp_path / "out"), "--fmri-data",
                      str(fmri), "--atlas", "cc200", "--strategy", "filt_noglobal"]) == 0
     assert seen["fastelm.experiments.bls_fmri"]["atlas"] == "cc200"
     assert seen["fastelm.experiments.bls_fmri"]["strategy"] == "filt_noglobal"
+
+
+def test_reproduce_prints_each_table_and_each_skip_reason_once(tmp_path, monkeypatch, capsys):
+    """Each paper's table is printed; a skipped data set's reason is printed once (when it is
+    skipped, by the run itself), the summary only names it."""
+    def fake_module(name):
+        def run(**kwargs):
+            return {"files": [], "table": f"| table of {name} |",
+                    "skipped": {"satimage": "sat.trn and sat.tst not found"}}
+        return types.SimpleNamespace(run=run)
+
+    monkeypatch.setattr(cli.importlib, "import_module", fake_module)
+    assert cli.main(["reproduce", "all", "--quick", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    for module, *_ in cli.EXPERIMENTS.values():
+        assert f"| table of {module} |" in out
+    assert "sat.trn" not in out and out.count("skipped (files not found") == 3

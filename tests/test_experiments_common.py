@@ -13,6 +13,7 @@ def test_summarize_groups_and_writes_md_and_csv(tmp_path):
     assert rows[0]["runs"] == 2 and rows[1]["runs"] == 1
     text = write_table(rows, ["data", "model"], ["acc"], str(tmp_path / "t"))
     assert "0.6000 ± 0.1000" in text and text == markdown_table(rows, ["data", "model"], ["acc"])
+    assert "| b | x | 1.0000 | 1 |" in text  # one run: no '± 0.0000'
     with open(tmp_path / "t.csv") as f:
         table = list(csv.DictReader(f))
     assert table[1]["data"] == "b" and float(table[1]["acc_mean"]) == 1.0

@@ -50,12 +50,15 @@ def summarize(records, keys, values):
 
 
 def markdown_table(rows, keys, values, digits=4):
-    """A Markdown table: the keys, then 'mean ± std' per value, then the number of runs."""
+    """A Markdown table: the keys, then 'mean ± std' per value (the value alone for a single
+    run, whose std says nothing), then the number of runs."""
     lines = ["| " + " | ".join(list(keys) + list(values) + ["runs"]) + " |",
              "|" + "---|" * (len(keys) + len(values) + 1)]
     for row in rows:
         cells = [str(row[k]) for k in keys]
-        cells += [f"{row[v + '_mean']:.{digits}f} ± {row[v + '_std']:.{digits}f}" for v in values]
+        cells += [f"{row[v + '_mean']:.{digits}f}" + ("" if row["runs"] == 1 else
+                                                      f" ± {row[v + '_std']:.{digits}f}")
+                  for v in values]
         lines.append("| " + " | ".join(cells + [str(row["runs"])]) + " |")
     return "\n".join(lines)
 

@@ -4,13 +4,13 @@ import json
 import os
 import re
 import shutil
-import sys
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 
+from ..._command import check_output_dir, directory_option, run_command, seed_option
 from ...fmri import (CroppedSeriesWarning, ExcludedSubjectsWarning, load_roi_dataset,
                      make_synthetic_abide)
 from .models import FASTELM_MODELS, default_models, describe
@@ -340,21 +340,6 @@ def _site_accuracy(predictions, y, sites):
     return rows
 
 
-def _output_dir(path):
-    """Create ``path`` and check it is writable before any work (a typo must not cost a run)."""
-    if os.path.exists(path) and not os.path.isdir(path):
-        raise ValueError(f"--out {path}: exists and is not a directory")
-    try:
-        os.makedirs(path, exist_ok=True)
-        probe = os.path.join(path, ".write-test")
-        with open(probe, "w"):
-            pass
-        os.remove(probe)
-    except OSError as error:
-        raise ValueError(f"--out {path}: cannot write there ({error.strerror})") from None
-    return path
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m fastelm.experiments.bls_fmri",
@@ -365,8 +350,9 @@ def main(argv=None):
                         help="synthetic: 80 subjects of 30 ROIs, 5 folds; real data: 200 "
                              "subjects, 5 folds")
     parser.add_argument("--out", default="results/bls-fmri", help="output folder")
-    parser.add_argument("--seed", type=int, default=0, help="seeds data, folds and models")
-    parser.add_argument("--data", default=None,
+    parser.add_argument("--seed", type=seed_option, default=0,
+                        help="seeds data, folds and models")
+    parser.add_argument("--data", type=directory_option, default=None,
                         help="an ABIDE layout directory (default: synthetic subjects written "
                              "to OUT/synthetic)")
     parser.add_argument("--atlas", default=None,
@@ -382,24 +368,21 @@ def main(argv=None):
     parser.add_argument("--settings", default=None,
                         help='JSON overrides of the mode\'s settings, e.g. \'{"n_repeats": 2}\'')
     parser.add_argument("--no-progress", action="store_true")
-    args = parser.parse_args(argv)
-    try:
-        overrides = None
-        if args.settings is not None:
-            try:
-                overrides = json.loads(args.settings)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"--settings: not JSON ({error})") from None
-        out = _output_dir(args.out)
-        if args.data is not None and not os.path.isdir(args.data):
-            raise ValueError(f"--data {args.data}: no such directory")
-        result = run(quick=args.quick, out_dir=out, seed=args.seed, data_dir=args.data,
-                     progress=not args.no_progress, features=args.features, sites=args.sites,
-                     threads=args.threads or None, atlas=args.atlas, strategy=args.strategy,
-                     settings=overrides)
-    except (ValueError, OSError) as error:
-        print(f"bls_fmri: error: {error}", file=sys.stderr)
-        return 2
+    return run_command("bls_fmri", parser, _main, argv)
+
+
+def _main(args):
+    overrides = None
+    if args.settings is not None:
+        try:
+            overrides = json.loads(args.settings)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"--settings: not JSON ({error})") from None
+    out = check_output_dir(args.out)
+    result = run(quick=args.quick, out_dir=out, seed=args.seed, data_dir=args.data,
+                 progress=not args.no_progress, features=args.features, sites=args.sites,
+                 threads=args.threads or None, atlas=args.atlas, strategy=args.strategy,
+                 settings=overrides)
     print(result["table"])
     print()
     print(f"{result['seconds']:.1f} s; wrote " + ", ".join(result["files"]))

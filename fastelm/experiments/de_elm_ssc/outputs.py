@@ -87,7 +87,7 @@ def write_outputs(out_dir, rec, selections, s, seed, quick, timings, skipped=Non
                    | {stem(key) + ".csv" for key in tables})
     return dict(rows=tables, records=rec, strategies=strategies, checks=checks, settings=s,
                 timings=timings, seconds=sum(timings.values()), paths=paths, files=files,
-                summary=summary, skipped=skipped)
+                summary=summary, skipped=skipped, table=markdown.get("table3_4_accuracy"))
 
 
 def _write_plain(rows, path_stem):

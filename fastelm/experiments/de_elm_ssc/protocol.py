@@ -1,6 +1,7 @@
 """The DE-ELM-SSC reproduction's protocol: data, splits, models and the runs of each section
 (tables and notes are ``outputs``; the package docstring describes the whole)."""
 import time
+from numbers import Integral
 
 import numpy as np
 
@@ -84,6 +85,13 @@ def settings(quick=False, runs=None, overrides=None, mushroom_runs=None):
     replaces keys (also 'common', the shared model settings, and 'config', the per-data-set
     ones)."""
     s = dict(MODES["quick" if quick else "full"], common=COMMON, config=CONFIG)
+    for name, count in (("runs", runs), ("mushroom_runs", mushroom_runs)):
+        if count is not None and not (isinstance(count, Integral) and count >= 1):
+            raise ValueError(f"{name} must be an integer >= 1 (0 runs would compute nothing), "
+                             f"got {count!r}")
+    unknown = sorted(set(overrides or {}) - set(s))
+    if unknown:
+        raise ValueError(f"unknown settings {unknown}; known: {sorted(s)}")
     if runs is not None:
         s.update(runs=runs, share_runs=runs, ablation_runs=runs if s["ablation_runs"] else 0,
                  mushroom_runs=min(s["mushroom_runs"], runs),

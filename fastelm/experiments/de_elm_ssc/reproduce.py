@@ -8,6 +8,8 @@ import time
 import numpy as np
 
 from ...evolution import StrategySelection
+from ..._command import (check_output_dir, directory_option, positive_int_option, run_command,
+                    seed_option)
 from ..common import limit_threads, load_available
 from .outputs import write_outputs
 from .protocol import (DATASETS, LABELS, grid_table, hidden_table, load, main_table,
@@ -61,7 +63,7 @@ def run(quick=False, out_dir="results/de-elm-ssc", seed=0, runs=None, data_home=
     for name in names:
         if name not in DATASETS:
             raise ValueError(f"unknown data set {name!r}; choose from {DATASETS}")
-    os.makedirs(out_dir, exist_ok=True)
+    check_output_dir(out_dir, "out_dir")
     threads = 1 if threads is None and quick else threads
     with limit_threads(threads):
         return _run(names, s, out_dir, seed, quick, data_home, progress, strict)
@@ -121,8 +123,15 @@ def _run(names, s, out_dir, seed, quick, data_home, progress, strict=False):
 def _load_saved(out_dir):
     """(records, selections, settings, seed, quick, timings, skipped) from
     ``out_dir``/records.json."""
-    with open(os.path.join(out_dir, "records.json")) as f:
-        saved = json.load(f)
+    path = os.path.join(out_dir, "records.json")
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"{out_dir}: no records.json there (not the output folder of "
+                                "a DE-ELM-SSC run)")
+    try:
+        with open(path, encoding="utf-8") as f:
+            saved = json.load(f)
+    except ValueError as error:  # JSONDecodeError, UnicodeDecodeError
+        raise ValueError(f"{path}: not a records.json written by a run ({error})") from None
     selections = {n: {m: StrategySelection(r["strategy"], tuple(r["strategies"]),
                                            np.array(r["votes"]), np.array(r["rmse_sums"]),
                                            np.array(r["rmse"]))
@@ -183,42 +192,60 @@ def _reported_settings(sources):
     return loaded[0][2]
 
 
+def _settings_option(text):
+    """argparse type of ``--settings``: a JSON object."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise argparse.ArgumentTypeError(f"not JSON ({error})") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("expected a JSON object of settings, e.g. "
+                                         "'{\"runs\": 2}'")
+    return value
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m fastelm.experiments.de_elm_ssc",
         description="Reproduce DE-ELM-SSC / DE-ELM-SSC+ (Pang et al. 2020).")
     parser.add_argument("--quick", action="store_true", help="a few minutes: 3 runs, ...")
     parser.add_argument("--out", default="results/de-elm-ssc", help="output directory")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--runs", type=int, default=None,
+    parser.add_argument("--seed", type=seed_option, default=0,
+                        help="seeds every split, subsample, selection and model (default 0)")
+    parser.add_argument("--runs", type=positive_int_option, default=None,
                         help="runs of Tables 3-5 (caps Mushroom's, Table 6's, Figs. 3-4's)")
-    parser.add_argument("--mushroom-runs", type=int, default=None,
+    parser.add_argument("--mushroom-runs", type=positive_int_option, default=None,
                         help="runs of Mushroom in Tables 3-5")
-    parser.add_argument("--data", default=None, help="data directory ($FASTELM_DATA)")
+    parser.add_argument("--data", type=directory_option, default=None,
+                        help="data directory ($FASTELM_DATA)")
     parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=None)
-    parser.add_argument("--threads", type=int, default=None,
+    parser.add_argument("--threads", type=positive_int_option, default=None,
                         help="BLAS and Numba threads (default: 1 with --quick, else as set)")
-    parser.add_argument("--settings", type=json.loads, default=None, metavar="JSON",
+    parser.add_argument("--settings", type=_settings_option, default=None, metavar="JSON",
                         help="overrides of the mode's settings (MODES), e.g. "
                              "'{\"selection_repeats\": {\"mushroom\": 25}}'")
-    parser.add_argument("--merge", nargs="+", default=None, metavar="DIR",
+    parser.add_argument("--merge", nargs="+", type=directory_option, default=None,
+                        metavar="DIR",
                         help="instead of running: merge these runs on disjoint data sets "
                              "into --out (notes report the settings of the run that holds "
                              "Table 6's data set)")
     parser.add_argument("--no-progress", action="store_true")
-    args = parser.parse_args(argv)
+    return run_command("de_elm_ssc", parser, _main, argv)
+
+
+def _main(args):
+    check_output_dir(args.out)
     if args.merge:
         result = merge(args.out, args.merge, settings=_reported_settings(args.merge))
-        print(open(result["paths"]["notes"]).read())
-        return 0
-    result = run(quick=args.quick, out_dir=args.out, seed=args.seed, runs=args.runs,
-                 data_home=args.data, progress=not args.no_progress,
-                 mushroom_runs=args.mushroom_runs, datasets=args.datasets,
-                 overrides=args.settings, threads=args.threads)
-    print(open(result["paths"]["notes"]).read())
+    else:
+        result = run(quick=args.quick, out_dir=args.out, seed=args.seed, runs=args.runs,
+                     data_home=args.data, progress=not args.no_progress,
+                     mushroom_runs=args.mushroom_runs, datasets=args.datasets,
+                     overrides=args.settings, threads=args.threads)
+    with open(result["paths"]["notes"], encoding="utf-8") as f:
+        print(f.read())
     return 0
 
 
 if __name__ == "__main__":
     sys.exit(main())
-

@@ -5,6 +5,8 @@ import time
 
 import numpy as np
 
+from ..._command import (check_output_dir, directory_option, positive_int_option, run_command,
+                    seed_option)
 from ..common import load_available, skipped_notes, summarize, write_table
 from ..common import progress as progress_bar
 from .outputs import check_claim, notes_text, plot_nodes, timings_text
@@ -49,6 +51,7 @@ def run(quick=False, out_dir="results/fos-elm", seed=0, repeats=None, data_home=
     n_repeats = repeats if repeats is not None else (QUICK_REPEATS if quick else FULL_REPEATS)
     if n_repeats < 1:
         raise ValueError(f"repeats must be >= 1, got {n_repeats}")
+    check_output_dir(out_dir, "out_dir")
     records, histories, seconds = [], {}, {}
     # a missing data set is reported, not fatal: run what is here
     bunches, skipped = load_available(cfgs, lambda name: _load(name, data_home), what="FOS-ELM")
@@ -96,22 +99,28 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true",
                         help=f"L0 halved and {QUICK_REPEATS} repeats (about a minute)")
     parser.add_argument("--out", default="results/fos-elm", help="output folder")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--repeats", type=int, default=None,
+    parser.add_argument("--seed", type=seed_option, default=0,
+                        help="seeds every split, stream order and hidden layer (default 0)")
+    parser.add_argument("--repeats", type=positive_int_option, default=None,
                         help=f"repeats per data set (default {FULL_REPEATS}, quick "
                              f"{QUICK_REPEATS})")
-    parser.add_argument("--data", default=None, help="data directory (default $FASTELM_DATA)")
+    parser.add_argument("--data", type=directory_option, default=None,
+                        help="data directory (default $FASTELM_DATA)")
     parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=None,
                         help="a subset of the data sets")
     parser.add_argument("--tune", action="store_true",
                         help="only re-run the validation search behind CONFIG and print it")
     parser.add_argument("--no-progress", action="store_true")
-    args = parser.parse_args(argv)
+    return run_command("fos_elm", parser, _main, argv)
+
+
+def _main(args):
     if args.tune:
         chosen = tune(seed=args.seed, repeats=args.repeats or 5, data_home=args.data,
                       names=args.datasets, progress=not args.no_progress)
         print(tune_text(chosen))
         return 0
+    check_output_dir(args.out)
     result = run(quick=args.quick, out_dir=args.out, seed=args.seed, repeats=args.repeats,
                  data_home=args.data, progress=not args.no_progress, datasets=args.datasets)
     print(result["table"])

@@ -1,0 +1,105 @@
+"""What every command line of fastelm shares (``fastelm``, ``python -m fastelm.demo`` and
+``python -m fastelm.experiments.*``): a user's mistake is one line ``prog: error: ...`` on stderr,
+naming the option or path, with exit status 2 (``run_command``); option types that check a
+value when it is parsed (``seed_option``, ``positive_int_option``, ``directory_option``); and
+output checks made before any work starts (``check_output_dir``, ``check_output_file``).
+"""
+import argparse
+import csv
+import os
+import sys
+
+
+class CommandError(ValueError):
+    """A failure to report to the user as one line (a ValueError for callers of the API)."""
+
+
+# what a user's mistake raises: bad values (ValueError, including the data readers' format
+# errors and UnicodeDecodeError), files (OSError, including DataNotFoundError), csv.Error,
+# a missing optional package (ImportError)
+USER_ERRORS = (CommandError, OSError, ValueError, ImportError, csv.Error)
+EXIT_USAGE = 2  # as argparse exits on a bad command line
+
+
+def run_command(prog, parser, body, argv=None):
+    """Parse ``argv`` with ``parser`` and return ``body(args)``'s exit status.
+
+    A user error is one line ``prog: error: ...`` on stderr and exit status 2: a bad option
+    (argparse's message, which names it, after the usage line) or any of USER_ERRORS raised by
+    ``body`` (a traceback only with ``$FASTELM_TRACEBACK`` set). ``--help`` and ``--version``
+    return 0.
+    """
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # --help, --version, or argparse's error (status 2)
+        return exit_.code
+    try:
+        return body(args)
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    except USER_ERRORS as error:
+        if os.environ.get("FASTELM_TRACEBACK"):
+            raise
+        text = " ".join(str(error).split()) or type(error).__name__
+        print(f"{prog}: error: {text}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def seed_option(text):
+    """argparse type of ``--seed``: an integer ≥ 0 of any size (as the estimators'
+    ``random_state``); argparse names the option in its message."""
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text}: a seed must be an integer >= 0")
+    return value
+
+
+def positive_int_option(text):
+    """argparse type of a count: an integer ≥ 1 (a count of 0 would run nothing)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text}: must be at least 1")
+    return value
+
+
+def directory_option(text):
+    """argparse type of an input folder (``--data``): it must exist."""
+    if not os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text}: no such directory")
+    return text
+
+
+def check_output_dir(path, option="--out"):
+    """Create ``path`` and write a probe file in it, before any work (a typo must not cost a
+    run); a CommandError naming ``option`` and the path if that fails. Returns ``path``."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise CommandError(f"{option} {path}: exists and is not a directory")
+    try:
+        os.makedirs(path, exist_ok=True)
+        probe = os.path.join(path, ".fastelm-write-test")
+        with open(probe, "w"):
+            pass
+        os.remove(probe)
+    except OSError as error:
+        raise CommandError(f"{option} {path}: cannot write there ({error.strerror})") from None
+    return path
+
+
+def check_output_file(path, option="--out"):
+    """Check that the file ``path`` can be written (its folder exists and is writable, it is
+    not a folder) before any work; a CommandError naming ``option`` otherwise."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise CommandError(f"{option} {path}: is a directory, not a file")
+    if not os.path.isdir(folder):
+        raise CommandError(f"{option} {path}: no such directory {folder}")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise CommandError(f"{option} {path}: cannot write there")
+    return path
