@@ -13,13 +13,14 @@ from scipy.special import softmax
 from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import _check_partial_fit_first_call, check_classification_targets
 from sklearn.utils.validation import (_check_feature_names, _check_n_features, check_is_fitted,
-                                      column_or_1d, validate_data)
+                                      column_or_1d)
 
 from ._gram import HiddenMap, is_dask_input, readout_block
 from ._hidden import check_activation, check_dtype, check_generator, random_weights
 from ._rows import ArrayRows, dask_feature_probe, dask_rows, map_rows
 from ._targets import TargetCoding, check_two_classes
-from ._validation import ACTIVATION, DTYPE, NONNEGATIVE, POSITIVE_INT, RANDOM_STATE
+from ._validation import (ACTIVATION, DTYPE, NONNEGATIVE, POSITIVE_INT, RANDOM_STATE,
+                          validate_data)
 
 
 class BaseRandomLayerReadout(BaseEstimator):

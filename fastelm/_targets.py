@@ -88,7 +88,8 @@ def check_two_classes(classes, owner):
         With fewer than two labels.
     """
     if len(classes) < 2:
-        got = f"only one class: {classes[0]!r}" if len(classes) else "no labels"
+        only = classes[0].item() if isinstance(classes[0], np.generic) else classes[0]
+        got = f"only one class: {only!r}" if len(classes) else "no labels"
         raise ValueError(f"{owner} needs samples of at least 2 classes; got {got}")
     return classes
 

@@ -11,6 +11,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import (Interval, Options, StrOptions,  # noqa: F401
                                              validate_parameter_constraints, validate_params)
+from sklearn.utils.validation import validate_data as _sklearn_validate_data
 
 from ._hidden import ACTIVATIONS, DTYPES
 
@@ -57,3 +58,25 @@ def check_positive_int(value, name):
 def check_nonnegative(value, name):
     """float(value) for a finite number ≥ 0 (``check_parameter`` with ``NONNEGATIVE``)."""
     return float(check_parameter(value, name, NONNEGATIVE))
+
+
+def check_numeric_columns(X, owner):
+    """``X`` unless it is a DataFrame with non-numeric columns (strings, categories), which
+    fails with a ValueError naming them and suggesting one-hot encoding (scikit-learn's message
+    would be "could not convert string to float: 'm'")."""
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is None or not hasattr(dtypes, "items"):
+        return X
+    # numpy dtypes and pandas extension dtypes (category, string, Int64) both have a kind
+    bad = [str(name) for name, dtype in dtypes.items() if getattr(dtype, "kind", "O") not in "biuf"]
+    if bad:
+        raise ValueError(f"{owner} needs numeric inputs; column(s) {bad[:10]} of X are not "
+                         "numeric: encode them first, e.g. one-hot with "
+                         "sklearn.preprocessing.OneHotEncoder in a ColumnTransformer")
+    return X
+
+
+def validate_data(estimator, X="no_validation", y="no_validation", **kwargs):
+    """scikit-learn's ``validate_data``, after ``check_numeric_columns`` on a DataFrame X."""
+    check_numeric_columns(X, type(estimator).__name__)
+    return _sklearn_validate_data(estimator, X, y, **kwargs)

@@ -56,7 +56,7 @@ import numpy as np
 from scipy.linalg import cho_factor, orth
 from scipy.linalg.blas import get_blas_funcs
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ._base import ClassifierOutputs, RegressorOutputs
 from ._hidden import check_dtype, check_generator
@@ -65,7 +65,7 @@ from ._kernels.bls import (add_upper, admm_lasso, affine_columns, minmax_rows, t
 from ._ridge import add_to_diagonal, serial_blas_if_small, spd_solve
 from ._threads import thread_limit
 from ._validation import (DTYPE, NONNEGATIVE, POSITIVE, POSITIVE_INT, RANDOM_STATE, StrOptions,
-                          check_positive_int)
+                          check_positive_int, validate_data)
 
 BIAS = 0.1  # the constant column appended to X and to Z (H1 = [X, 0.1], H2 = [Z, 0.1])
 ADMM_ITERATIONS = 50

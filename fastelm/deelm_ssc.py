@@ -22,15 +22,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils.validation import check_is_fitted, check_X_y, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, check_X_y, column_or_1d
 
-from ._validation import check_positive_int
+from ._validation import check_positive_int, validate_data
 from ._hidden import check_generator
 from ._targets import one_hot
 from ._validation import NONNEGATIVE_INT, POSITIVE_INT, RANDOM_STATE, StrOptions
 from .evolution import (STRATEGIES, DEELMClassifier, StrategySelection, scaling_factor,
                         select_strategy, split_indices)
-from .semi_supervised import TriTrainingClassifier, encode_labelled
+from .semi_supervised import TriTrainingClassifier, check_no_nan_marker, encode_labelled
 
 __all__ = ["DEELMSSC", "DEELMSSCPlus", "TriDEELM", "FGridSearch", "grid_search_f", "F_GRID"]
 
@@ -234,6 +234,7 @@ class DEELMSSC(ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         strategy, base = self.strategy, self.base_learner()
+        y = check_no_nan_marker(y, self.unlabeled, type(self).__name__)
         X, y = validate_data(self, X, y, dtype=np.float64)
         y = column_or_1d(y, warn=True)
         rng = check_generator(self.random_state)

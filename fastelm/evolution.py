@@ -84,6 +84,9 @@ def scaling_factor(t, n_generations, schedule="nonlinear", f_min=0.2, f_max=0.6,
     """
     if schedule == "constant":
         return float(f_constant)
+    if schedule in ("linear", "nonlinear") and f_min > f_max:
+        raise ValueError(f"f_min={f_min!r} is greater than f_max={f_max!r}: F falls from "
+                         f"f_max to f_min over the generations")
     if schedule == "linear":
         return f_max - (f_max - f_min) * t / n_generations
     if schedule == "nonlinear":
@@ -270,6 +273,7 @@ class _DEELM(BaseRandomLayerReadout):
         if self.pop_size < need:
             raise ValueError(f"pop_size={self.pop_size} is too small for strategy {strategies}: "
                              f"it needs at least {need}")
+        self._f_values()  # f_min > f_max is refused here, before any work
         return dtype
 
     def _f_values(self):

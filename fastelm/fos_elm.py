@@ -15,6 +15,7 @@ OS-ELM. For every later chunk (docs/algorithms.md §4):
 """
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.utils.validation import check_is_fitted
 
 from ._base import ClassifierOutputs, RegressorOutputs
 from ._validation import NONNEGATIVE, POSITIVE_INT
@@ -97,6 +98,7 @@ class _FOSELM(_OSELM):
     @property
     def n_nodes_(self):
         """Hidden nodes alive now."""
+        check_is_fitted(self, "W_")
         return self.W_.shape[1]
 
 

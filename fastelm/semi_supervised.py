@@ -18,13 +18,13 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ._hidden import check_generator
 from ._targets import check_two_classes
-from ._validation import NONNEGATIVE_INT, RANDOM_STATE
+from ._validation import NONNEGATIVE_INT, RANDOM_STATE, validate_data
 
-__all__ = ["TriTrainingClassifier", "encode_labelled"]
+__all__ = ["TriTrainingClassifier", "check_no_nan_marker", "encode_labelled"]
 
 _N_LEARNERS = 3
 _SEED_BOUND = np.iinfo(np.int32).max
@@ -130,6 +130,18 @@ def _unlabeled_mask(y, marker):
     return np.fromiter((v == marker for v in y.tolist()), dtype=bool, count=len(y))
 
 
+def check_no_nan_marker(y, unlabeled, owner):
+    """``y`` if it has no NaN; a NaN in a semi-supervised ``y`` is most likely meant as the
+    unlabelled marker, so the error says which marker is in use. Call before ``validate_data``
+    (whose message would be "Input y contains NaN")."""
+    values = np.asarray(y)
+    if values.dtype.kind in "fc" and np.isnan(values).any():
+        raise ValueError(f"{owner}: y contains NaN; unlabelled rows are marked by "
+                         f"unlabeled={unlabeled!r} (NaN cannot be a marker: NaN != NaN), so "
+                         f"write {unlabeled!r} in y where the label is unknown")
+    return y
+
+
 def encode_labelled(y, unlabeled, owner):
     """The labelled rows of a semi-supervised ``y`` and their class codes.
 
@@ -148,7 +160,7 @@ def encode_labelled(y, unlabeled, owner):
     classes : ndarray, the sorted labels of the labelled rows (at least two)
     codes : ndarray of intp, the labelled rows' indices into ``classes``
     """
-    unlabelled = _unlabeled_mask(y, unlabeled)
+    unlabelled = _unlabeled_mask(check_no_nan_marker(y, unlabeled, owner), unlabeled)
     if unlabelled.all():
         raise ValueError(f"y has no labelled rows: every label equals unlabeled={unlabeled!r}")
     y_L = y[~unlabelled]
@@ -321,7 +333,7 @@ class TriTrainingClassifier(ClassifierMixin, BaseEstimator):
         self._validate_params()
         max_iter = int(self.max_iter)
         bases = self._bases()
-        X, y = validate_data(self, X, y)
+        X, y = validate_data(self, X, check_no_nan_marker(y, self.unlabeled, type(self).__name__))
         unlabelled, self.classes_, y_L = encode_labelled(y, self.unlabeled, type(self).__name__)
         X_L, X_U = X[~unlabelled], X[unlabelled]
         rng = check_generator(self.random_state)

@@ -362,7 +362,9 @@ def test_float32_model():
     (dict(f_schedule="cos"), "f_schedule"), (dict(readout="val"), "readout"),
     (dict(pop_size=4, strategy="best/2"), "pop_size"), (dict(crossover=1.5), "crossover"),
     (dict(n_generations=-1), "n_generations"), (dict(validation_fraction=1.0), "validation"),
-    (dict(f_min=-0.1), "f_min"), (dict(elitism="yes"), "elitism")])
+    (dict(f_min=-0.1), "f_min"), (dict(elitism="yes"), "elitism"),
+    (dict(f_min=0.7, f_max=0.3), "f_min=0.7 is greater than f_max=0.3"),
+    (dict(f_min=0.7, f_max=0.3, f_schedule="linear"), "greater than f_max")])
 def test_invalid_parameters(params, match):
     X, y = _scaled(load_wine)
     with pytest.raises(ValueError, match=match):

@@ -210,3 +210,66 @@ def test_bls_refuses_a_column_too_wide_to_scale():
     with pytest.raises(ValueError, match="column 1 of the inputs spans") as info:
         BLSRegressor(**BLS).fit(X, X[:, 0])
     _one_line(info.value)
+
+
+# --- messages that say what is wrong (issue 14, items 5, 10, 12) ------------------------------
+
+def test_categorical_dataframe_column_is_named():
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame({"age": np.arange(20.0), "sex": ["m", "f"] * 10,
+                      "site": pd.Categorical(["a", "b"] * 10),
+                      "count": pd.array(range(20), dtype="Int64")})
+    y = np.arange(20) % 2
+    for estimator in ESTIMATORS:
+        with pytest.raises(ValueError, match=r"column\(s\) \['sex', 'site'\] of X are not "
+                                             r"numeric.*one-hot") as info:
+            clone(estimator).fit(X, y)
+        _one_line(info.value)
+    model = ELMClassifier(n_hidden=5, random_state=0).fit(X[["age", "count"]], y)
+    assert list(model.feature_names_in_) == ["age", "count"]
+
+
+def test_one_class_message_shows_the_label_plainly():
+    X = np.random.default_rng(0).standard_normal((10, 2))
+    with pytest.raises(ValueError, match=r"got only one class: 0\.0$"):
+        ELMClassifier(n_hidden=3).fit(X, np.zeros(10))
+    with pytest.raises(ValueError, match=r"got only one class: 'a'$"):
+        ELMClassifier(n_hidden=3).fit(X, np.array(["a"] * 10))
+
+
+@pytest.mark.parametrize("estimator", [
+    TriTrainingClassifier(ELMClassifier(n_hidden=5), random_state=0),
+    pytest.param("DEELMSSC", id="DEELMSSC")])
+def test_nan_as_unlabelled_marker_names_the_marker(estimator):
+    if estimator == "DEELMSSC":
+        from fastelm.deelm_ssc import DEELMSSC
+        estimator = DEELMSSC(DEELMClassifier(**DE), strategy="rand/1")
+    X = np.random.default_rng(0).standard_normal((30, 2))
+    y = (X[:, 0] > 0).astype(float)
+    y[::3] = np.nan
+    with pytest.raises(ValueError, match=r"y contains NaN; unlabelled rows are marked by "
+                                         r"unlabeled=-1"):
+        clone(estimator).fit(X, y)
+
+
+def test_fos_elm_node_count_before_fit_is_not_fitted():
+    from sklearn.exceptions import NotFittedError
+
+    for estimator in (FOSELMClassifier(), FOSELMRegressor(), BLSClassifier()):
+        with pytest.raises(NotFittedError):
+            estimator.n_nodes_
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: type(e).__name__)
+def test_negative_random_state_is_named(estimator):
+    X = np.random.default_rng(0).standard_normal((20, 2))
+    with pytest.raises(ValueError, match=r"'random_state' parameter of \w+ must be .*"
+                                         r"Got -1 instead") as info:
+        clone(estimator).set_params(random_state=-1).fit(X, np.arange(20) % 2)
+    _one_line(info.value)
+
+
+def test_tri_training_refuses_a_regressor_base_at_fit():
+    X = np.random.default_rng(0).standard_normal((20, 2))
+    with pytest.raises(ValueError, match="must be a classifier"):
+        TriTrainingClassifier(ELMRegressor()).fit(X, np.arange(20) % 2)
