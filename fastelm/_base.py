@@ -20,7 +20,15 @@ from ._hidden import check_activation, check_dtype, check_generator, random_weig
 from ._rows import ArrayRows, dask_feature_probe, dask_rows, map_rows
 from ._targets import TargetCoding, check_two_classes
 from ._validation import (ACTIVATION, DTYPE, NONNEGATIVE, POSITIVE_INT, RANDOM_STATE,
-                          validate_data)
+                          check_memory, validate_data)
+
+
+def fit_bytes(n_hidden, n_features, dtype, n_rows=None):
+    """The largest arrays of a random-layer fit, in bytes: W and b ((d + 1)·L in ``dtype``) and
+    the float64 ridge system with its Cholesky factor, 2·m² with m = min(N, L) (the primal or
+    dual form; m = L for a stream, whose recursive ridge is L×L whatever the chunk)."""
+    m = n_hidden if n_rows is None else min(n_rows, n_hidden)
+    return np.dtype(dtype).itemsize * (n_features + 1) * float(n_hidden) + 2 * 8 * float(m) ** 2
 
 
 class BaseRandomLayerReadout(BaseEstimator):
@@ -66,8 +74,11 @@ class BaseRandomLayerReadout(BaseEstimator):
         self._validate_params()
         return check_dtype(self.dtype)
 
-    def _draw_weights(self, n_features, dtype):
-        """Draw W_, b_; returns the Generator so subclasses can go on drawing from it."""
+    def _draw_weights(self, n_features, dtype, n_rows=None):
+        """Draw W_, b_ (after ``check_memory`` on the fit's size); returns the Generator so
+        subclasses can go on drawing from it."""
+        check_memory(fit_bytes(self.n_hidden, n_features, dtype, n_rows), type(self).__name__,
+                     f"n_hidden={self.n_hidden}")
         rng = check_generator(self.random_state)
         self.W_, self.b_ = random_weights(rng, n_features, self.n_hidden, dtype)
         return rng

@@ -6,6 +6,7 @@ A bad value raises ``sklearn.utils._param_validation.InvalidParameterError`` (a 
 a TypeError) naming the parameter, e.g. "The 'n_hidden' parameter of ELMRegressor must be an
 int in the range [1, inf). Got 0 instead."
 """
+import os
 from numbers import Integral, Real
 
 import numpy as np
@@ -80,3 +81,45 @@ def validate_data(estimator, X="no_validation", y="no_validation", **kwargs):
     """scikit-learn's ``validate_data``, after ``check_numeric_columns`` on a DataFrame X."""
     check_numeric_columns(X, type(estimator).__name__)
     return _sklearn_validate_data(estimator, X, y, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------
+# memory
+
+def available_memory():
+    """Bytes of memory available to a new allocation now (Linux ``MemAvailable``, else free
+    physical pages), or None when the platform does not say."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def check_memory(nbytes, owner, parameters):
+    """Refuse a fit whose largest arrays, estimated from its parameters and the data's shape
+    (``nbytes``), exceed the memory available now, before anything is allocated: a ValueError
+    naming ``parameters`` (the ones that set the size, e.g. "n_hidden=1000000000") and both
+    figures, instead of a MemoryError (or the machine swapping) part-way through.
+
+    Parameters
+    ----------
+    nbytes : int or float
+        The estimate.
+    owner : str
+        The estimator's name.
+    parameters : str
+        What sets the size, as the user wrote it.
+    """
+    available = available_memory()
+    if available is not None and nbytes > available:
+        names = " or ".join(part.split("=")[0] for part in parameters.split(", "))
+        raise ValueError(f"{owner} with {parameters} needs about {nbytes / 2**30:.1f} GiB of "
+                         f"memory, more than the {available / 2**30:.1f} GiB available; lower "
+                         f"{names}")

@@ -65,7 +65,7 @@ from ._kernels.bls import (add_upper, admm_lasso, affine_columns, minmax_rows, t
 from ._ridge import add_to_diagonal, serial_blas_if_small, spd_solve
 from ._threads import thread_limit
 from ._validation import (DTYPE, NONNEGATIVE, POSITIVE, POSITIVE_INT, RANDOM_STATE, StrOptions,
-                          check_positive_int, validate_data)
+                          check_memory, check_positive_int, validate_data)
 
 BIAS = 0.1  # the constant column appended to X and to Z (H1 = [X, 0.1], H2 = [Z, 0.1])
 ADMM_ITERATIONS = 50
@@ -200,6 +200,16 @@ def _gram_update_f32(K, rhs, blocks, T, col0=0):
         K[:, col0:] += np.outer(u, mu[col0:]) + np.outer(mu, u[col0:])
     rhs[col0:] += np.outer(mu[col0:], tsum)
     return K, rhs
+
+
+def _fit_bytes(n_rows, n_nodes, n_features, n_feature_nodes):
+    """The largest arrays of a BLS fit, in bytes (float64): A and Z (N × nk, Z with the inputs
+    beside it under direct links), the weights We, W_D and Wh, one block of E (at most
+    BLOCK_BYTES) and the Gram system with its Cholesky factor, 2·m² with m = min(N, columns)."""
+    m = min(n_rows, n_nodes)
+    weights = 2 * (n_features + 1) * n_feature_nodes + (n_feature_nodes + 1) * n_nodes
+    return (8.0 * (2 * n_rows * (n_feature_nodes + n_features) + weights + 2 * float(m) ** 2)
+            + min(BLOCK_BYTES, 8.0 * n_rows * n_nodes))
 
 
 def _work(n_rows, n_nodes, n_features, n_feature_nodes):
@@ -458,6 +468,9 @@ class _BLS(BaseEstimator):
         n, d = X.shape
         nk = self.n_windows * self.nodes_per_window
         work = _work(n, nk + self.n_enhancement, d, nk)
+        check_memory(_fit_bytes(n, nk + self.n_enhancement + self._links(), d, nk),
+                     type(self).__name__, f"n_enhancement={self.n_enhancement}, n_windows·"
+                     f"nodes_per_window={nk}")
         with serial_if_small(work):
             rng = check_generator(self.random_state)
             if self.preprocessing == "minmax":

@@ -50,7 +50,7 @@ class _ELM(BaseRandomLayerReadout):
         """
         dtype = self._check_params()
         rows, coding = self._training_rows(X, y, dtype, reset=True)
-        self._draw_weights(rows.n_features, dtype)
+        self._draw_weights(rows.n_features, dtype, rows.n_rows)
         self.beta_ = rows.ridge_readout(self._feature_map(), coding, self.alpha)
         return self
 

@@ -39,13 +39,13 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin, clone, is_classifier
 
-from ._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs
+from ._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs, fit_bytes
 from ._hidden import check_activation, check_generator
 from ._kernels import de as _de
 from ._ridge import ridge_fit
 from ._targets import TargetCoding
 from ._validation import (FRACTION, NONNEGATIVE, NONNEGATIVE_INT, OPEN_FRACTION, POSITIVE_INT,
-                          StrOptions, validate_params)
+                          StrOptions, check_memory, validate_params)
 
 __all__ = ["DEELMClassifier", "DEELMRegressor", "StrategySelection", "scaling_factor",
            "select_strategy"]
@@ -328,6 +328,12 @@ class _DEELM(BaseRandomLayerReadout):
             val = np.arange(len(X), len(X) + len(Xv))
             X, T = np.concatenate([X, Xv]), np.concatenate([T, Tv])
         nh, d = int(self.n_hidden), X.shape[1]
+        # two populations of (d + 1)·L weights, the hidden outputs of all rows (N×L) and the
+        # pop_size² random keys of distinct_indices
+        pop = int(self.pop_size)
+        check_memory(8.0 * (2 * pop * (d + 1) * nh + len(X) * nh + 2.0 * pop * pop)
+                     + fit_bytes(nh, d, dtype, len(train)), type(self).__name__,
+                     f"n_hidden={nh}, pop_size={self.pop_size}")
         data = prepare_splits(X, T, [(train, val)])
         pop0 = rng.uniform(*BOUNDS, size=(1, int(self.pop_size), (d + 1) * nh))
         result = evolve(data, pop0, [rng], [STRATEGIES[self.strategy]],

@@ -273,3 +273,36 @@ def test_tri_training_refuses_a_regressor_base_at_fit():
     X = np.random.default_rng(0).standard_normal((20, 2))
     with pytest.raises(ValueError, match="must be a classifier"):
         TriTrainingClassifier(ELMRegressor()).fit(X, np.arange(20) % 2)
+
+
+# --- sizes refused before allocating (issue 14, item 11) ---------------------------------------
+
+@pytest.mark.parametrize("estimator, named", [
+    (ELMRegressor(n_hidden=10**9), "n_hidden=1000000000"),
+    (OSELMRegressor(n_hidden=400_000), "n_hidden=400000"),
+    (FOSELMClassifier(n_hidden=400_000), "n_hidden=400000"),
+    (BLSClassifier(n_windows=10**4, nodes_per_window=1000), "n_windows·nodes_per_window="),
+    (DEELMClassifier(n_hidden=10, pop_size=10**7), "pop_size=10000000"),
+], ids=lambda p: type(p).__name__ if not isinstance(p, str) else "")
+def test_fit_too_large_for_memory_is_refused_before_allocating(estimator, named, monkeypatch):
+    """The estimate (e.g. ELM: (d + 1)·L weights, OS-ELM: two L×L matrices) is checked against
+    the available memory before any array is drawn; pretend 1 GiB is available so that the
+    test allocates nothing big whatever the machine."""
+    from fastelm import _validation
+
+    monkeypatch.setattr(_validation, "available_memory", lambda: 2**30)
+    X = np.random.default_rng(0).standard_normal((40, 4))
+    with pytest.raises(ValueError, match=f"{named}.* needs about [0-9.]+ GiB of memory, more "
+                                         r"than the 1\.0 GiB available; lower") as info:
+        clone(estimator).fit(X, np.arange(40) % 2)
+    _one_line(info.value)
+
+
+def test_memory_estimate_of_an_elm():
+    """ELM on N = 40 rows, d = 4 features, L = 10**9: W and b in float64 ((4 + 1)·L·8 bytes,
+    37.3 GiB) and a 40×40 dual Gram system; OS-ELM's recursive ridge is L×L whatever N."""
+    from fastelm._base import fit_bytes
+
+    assert fit_bytes(10**9, 4, np.float64, 40) == 5 * 8 * 10**9 + 16 * 40**2
+    assert fit_bytes(40_000, 4, np.float32, None) == 5 * 4 * 40_000 + 16 * 40_000**2
+    ELMRegressor(n_hidden=50, random_state=0).fit(np.eye(4), np.arange(4.0))  # small: no error
