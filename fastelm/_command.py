@@ -46,27 +46,25 @@ def run_command(prog, parser, body, argv=None):
         return EXIT_USAGE
 
 
-def seed_option(text):
-    """argparse type of ``--seed``: an integer ≥ 0 of any size (as the estimators'
-    ``random_state``); argparse names the option in its message."""
-    try:
-        value = int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text}: a seed must be an integer >= 0")
-    return value
-
-
-def positive_int_option(text):
-    """argparse type of a count: an integer ≥ 1 (a count of 0 would run nothing)."""
+def _integer_option(text, minimum, rule):
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text}: must be at least 1")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"{text}: {rule}")
     return value
+
+
+def seed_option(text):
+    """argparse type of ``--seed``: an integer ≥ 0 of any size (as the estimators'
+    ``random_state``); argparse names the option in its message."""
+    return _integer_option(text, 0, "a seed must be an integer >= 0")
+
+
+def positive_int_option(text):
+    """argparse type of a count: an integer ≥ 1 (a count of 0 would run nothing)."""
+    return _integer_option(text, 1, "must be at least 1")
 
 
 def directory_option(text):
