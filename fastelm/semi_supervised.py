@@ -133,7 +133,21 @@ def _unlabeled_mask(y, marker):
 def check_no_nan_marker(y, unlabeled, owner):
     """``y`` if it has no NaN; a NaN in a semi-supervised ``y`` is most likely meant as the
     unlabelled marker, so the error says which marker is in use. Call before ``validate_data``
-    (whose message would be "Input y contains NaN")."""
+    (whose message would be "Input y contains NaN").
+
+    Parameters
+    ----------
+    y : array-like (n,)
+        Labels.
+    unlabeled : scalar
+        The marker in use.
+    owner : str
+        The estimator's name, for the message.
+
+    Returns
+    -------
+    y
+    """
     values = np.asarray(y)
     if values.dtype.kind in "fc" and np.isnan(values).any():
         raise ValueError(f"{owner}: y contains NaN; unlabelled rows are marked by "
