@@ -17,7 +17,12 @@ from ._rls import RecursiveRidge
 from ._validation import Interval
 
 # parameters fixed by the first partial_fit (a change in between would mix two models)
-_STREAM_FIXED = ("n_hidden", "activation", "alpha", "dtype", "window")
+_STREAM_FIXED = ("n_hidden", "activation", "alpha", "dtype", "window", "direct_links")
+
+
+def _with_direct_links(model, layer):
+    """The readout inputs' map: ``layer``, or [X, layer(X)] when ``model.direct_links``."""
+    return DirectLinksMap(layer, model.W_.shape[0]) if model.direct_links else layer
 
 
 class _ELM(BaseRandomLayerReadout):
@@ -32,8 +37,7 @@ class _ELM(BaseRandomLayerReadout):
 
     def _feature_map(self):
         """A = g(XW + b), or A = [X, g(XW + b)] with direct links."""
-        layer = super()._feature_map()
-        return DirectLinksMap(layer, self.W_.shape[0]) if self.direct_links else layer
+        return _with_direct_links(self, super()._feature_map())
 
     def fit(self, X, y):
         """Draw W, b and fit the readout beta = (HᵀH + alpha I)⁻¹ HᵀT (or its dual form).
@@ -59,6 +63,9 @@ class _OSELM(BaseRandomLayerReadout):
     # each chunk's update is a Gram sum (an information step may take AᵀA, AᵀT alone);
     # False for subclasses whose update also looks at the chunk's rows (FOS-ELM pruning)
     _gram_updates = True
+    # a parameter of the OS-ELM estimators (_DirectLinkedOSELM); FOS-ELM prunes hidden nodes
+    # and has none
+    direct_links = False
     _parameter_constraints = {**BaseRandomLayerReadout._parameter_constraints,
                               "forgetting_factor": [Interval(Real, 0, 1, closed="right")],
                               "window": [None, Interval(Integral, 1, None, closed="left")]}
@@ -91,6 +98,10 @@ class _OSELM(BaseRandomLayerReadout):
                                  "since the first partial_fit; call fit to start afresh")
         self.rls_.forgetting_factor = float(self.forgetting_factor)
         return self.W_.dtype
+
+    def _feature_map(self):
+        """A = g(XW + b), or A = [X, g(XW + b)] with direct links."""
+        return _with_direct_links(self, super()._feature_map())
 
     def fit(self, X, y):
         """Start afresh and learn (X, y) as one chunk.
@@ -214,7 +225,7 @@ class _OSELM(BaseRandomLayerReadout):
     def _start(self, n_features, n_outputs, dtype):
         """First chunk: draw the hidden layer and an empty recursive ridge; returns the rng."""
         rng = self._draw_weights(n_features, dtype)
-        self.rls_ = RecursiveRidge(self.n_hidden, n_outputs, self.alpha,
+        self.rls_ = RecursiveRidge(self._feature_map().width, n_outputs, self.alpha,
                                    float(self.forgetting_factor))
         self._stream_fixed = tuple(getattr(self, name) for name in _STREAM_FIXED)
         return rng
@@ -222,6 +233,20 @@ class _OSELM(BaseRandomLayerReadout):
     def _absorb(self, H, T, first):
         """Learn one chunk's hidden outputs H and targets T."""
         self.rls_.update(H, T)
+
+
+class _DirectLinkedOSELM(_OSELM):
+    """The OS-ELM estimators: ``_OSELM`` with the ``direct_links`` parameter (last, so the
+    earlier parameters keep their positions)."""
+
+    _parameter_constraints = {**_OSELM._parameter_constraints, "direct_links": ["boolean"]}
+
+    def __init__(self, n_hidden=100, activation="tanh", alpha=1e-3, random_state=None,
+                 dtype="float64", forgetting_factor=1.0, window=None, direct_links=False):
+        super().__init__(n_hidden=n_hidden, activation=activation, alpha=alpha,
+                         random_state=random_state, dtype=dtype,
+                         forgetting_factor=forgetting_factor, window=window)
+        self.direct_links = direct_links
 
 
 def _check_classes(classes):
@@ -331,7 +356,7 @@ class ELMClassifier(ClassifierOutputs, ClassifierMixin, _ELM):
     """
 
 
-class OSELMRegressor(RegressorOutputs, RegressorMixin, _OSELM):
+class OSELMRegressor(RegressorOutputs, RegressorMixin, _DirectLinkedOSELM):
     """Online sequential ELM regressor: ``partial_fit`` chunk by chunk, any chunk size.
 
     Parameters
@@ -355,11 +380,16 @@ class OSELMRegressor(RegressorOutputs, RegressorMixin, _OSELM):
         exactly, so the model always equals the batch fit on the last ``window`` rows (which
         are stored in ``window_X_``, ``window_T_``). Needs alpha > 0 when shorter than
         ``n_hidden``; not with forgetting_factor < 1.
+    direct_links : bool, default=False
+        Put the inputs beside the hidden outputs, A = [X, g(XW + b)] (the RVFL form, as in
+        ``ELMRegressor``): the recursive ridge then runs on d + L columns, X's first, and
+        ``beta_`` has d + L rows. A linear concept (a drifting hyperplane) is then tracked by
+        the linear part, the hidden nodes adding what is not linear.
 
     Attributes
     ----------
-    W_, b_, beta_ : as in ELMRegressor
-    rls_ : RecursiveRidge, the K = HᵀH + alpha I, P = K⁻¹ and beta state
+    W_, b_, beta_ : as in ELMRegressor (beta_ has d + L rows with direct links)
+    rls_ : RecursiveRidge, the K = AᵀA + alpha I, P = K⁻¹ and beta state (A = H, or [X, H])
 
     References
     ----------
@@ -382,7 +412,7 @@ class OSELMRegressor(RegressorOutputs, RegressorMixin, _OSELM):
         return self._partial_fit(X, y)
 
 
-class OSELMClassifier(ClassifierOutputs, ClassifierMixin, _OSELM):
+class OSELMClassifier(ClassifierOutputs, ClassifierMixin, _DirectLinkedOSELM):
     """Online sequential ELM classifier; give ``classes`` on the first ``partial_fit``.
 
     Parameters
@@ -406,6 +436,11 @@ class OSELMClassifier(ClassifierOutputs, ClassifierMixin, _OSELM):
         exactly, so the model always equals the batch fit on the last ``window`` rows (which
         are stored in ``window_X_``, ``window_T_``). Needs alpha > 0 when shorter than
         ``n_hidden``; not with forgetting_factor < 1.
+    direct_links : bool, default=False
+        Put the inputs beside the hidden outputs, A = [X, g(XW + b)] (the RVFL form, as in
+        ``ELMRegressor``): the recursive ridge then runs on d + L columns, X's first, and
+        ``beta_`` has d + L rows. A linear concept (a drifting hyperplane) is then tracked by
+        the linear part, the hidden nodes adding what is not linear.
     """
 
     def partial_fit(self, X, y, classes=None):

@@ -56,6 +56,8 @@ def _learn(model, X, y, first, **kw):
     lambda: OSELMRegressor(n_hidden=40, alpha=1e-2, window=25, random_state=0),  # window < L
     lambda: OSELMRegressor(n_hidden=40, alpha=1e-3, window=150, random_state=0),
     lambda: OSELMClassifier(n_hidden=60, alpha=1e-2, window=45, random_state=0),
+    lambda: OSELMClassifier(n_hidden=30, alpha=1e-2, window=20, direct_links=True,
+                            random_state=0),  # window < d + L
 ])
 def test_window_equals_batch_fit_on_the_last_rows_after_every_chunk(make, seed):
     model = make()
@@ -73,11 +75,13 @@ def test_window_equals_batch_fit_on_the_last_rows_after_every_chunk(make, seed):
     assert "woodbury" in model.rls_.forms or model.window < model.n_hidden
 
 
+@pytest.mark.parametrize("direct_links", [False, True])
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("cls", [OSELMRegressor, OSELMClassifier])
-def test_forget_equals_batch_fit_on_the_remaining_rows_after_every_removal(cls, seed):
+def test_forget_equals_batch_fit_on_the_remaining_rows_after_every_removal(cls, seed,
+                                                                           direct_links):
     X, y = _stream(seed=seed, n_classes=3 if cls is OSELMClassifier else None)
-    model = cls(n_hidden=50, alpha=1e-3, random_state=1)
+    model = cls(n_hidden=50, alpha=1e-3, random_state=1, direct_links=direct_links)
     for i, (start, stop) in enumerate(_cuts(500, 60, seed)):
         _learn(model, X[start:stop], y[start:stop], i == 0)
         _assert_batch(model, X[:stop], y[:stop])
@@ -105,11 +109,13 @@ def test_plain_oselm_equals_batch_after_every_chunk_in_both_forms():
     assert {"woodbury", "information"} <= set(model.rls_.forms)
 
 
+@pytest.mark.parametrize("direct_links", [False, True])
 @pytest.mark.parametrize("lam", [0.999, 0.95])
-def test_forgetting_factor_equals_weighted_batch_fit_for_any_chunking(lam):
+def test_forgetting_factor_equals_weighted_batch_fit_for_any_chunking(lam, direct_links):
     X, y = _stream(seed=5, n_classes=2)
     for seed in range(2):
-        model = OSELMClassifier(n_hidden=30, alpha=1e-2, forgetting_factor=lam, random_state=3)
+        model = OSELMClassifier(n_hidden=30, alpha=1e-2, forgetting_factor=lam, random_state=3,
+                                direct_links=direct_links)
         for i, (start, stop) in enumerate(_cuts(600, 50, seed)):
             _learn(model, X[start:stop], y[start:stop], i == 0)
             _assert_batch(model, X[:stop], y[:stop], weights=lam ** np.arange(stop - 1, -1, -1))
@@ -164,6 +170,7 @@ def test_grown_classes_equal_having_them_from_the_start(cls, window):
 @pytest.mark.parametrize("make", [
     lambda: OSELMClassifier(n_hidden=40, window=100, random_state=0),
     lambda: OSELMClassifier(n_hidden=40, forgetting_factor=0.99, random_state=0),
+    lambda: OSELMClassifier(n_hidden=40, window=100, direct_links=True, random_state=0),
     lambda: FOSELMRegressor(n_hidden=40, window=150, delta=0.01, random_state=0),
 ])
 def test_pickled_mid_stream_continues_identically(make):
@@ -232,7 +239,8 @@ def test_partial_fit_classes_checks():
 
 
 @pytest.mark.parametrize("name,value", [("activation", "relu"), ("n_hidden", 30),
-                                        ("alpha", 1.0), ("dtype", "float32"), ("window", 10)])
+                                        ("alpha", 1.0), ("dtype", "float32"), ("window", 10),
+                                        ("direct_links", True)])
 def test_parameters_fixed_by_the_first_partial_fit(name, value):
     X, y = _stream(n=100)
     model = OSELMRegressor(n_hidden=20, random_state=0).partial_fit(X[:50], y[:50])
@@ -241,7 +249,7 @@ def test_parameters_fixed_by_the_first_partial_fit(name, value):
         model.partial_fit(X[50:], y[50:])
     model.fit(X, y)  # fit starts afresh with the new value
     assert getattr(model, "_stream_fixed")[("n_hidden", "activation", "alpha", "dtype",
-                                            "window").index(name)] == value
+                                            "window", "direct_links").index(name)] == value
 
 
 def test_parameters_revalidated_between_partial_fits():
