@@ -45,11 +45,19 @@ from fastelm.stream import prequential  # noqa: E402
 STREAMS = ("hyperplane", "sea", "agrawal")
 CHUNK = 100
 WINDOW = 1000  # rows in the plotted sliding accuracy
-# the OS-ELM settings: one for every stream, chosen on 30000 rows drawn with seed 0 (the
-# benchmark draws with seed 10) among tanh/sigmoid/linear, alpha 1 or 10, inputs / √d or not
-OSELM = dict(n_hidden=200, activation="tanh", alpha=1.0, random_state=0)
-FORGETTING = 0.999  # memory ~ 1000 rows
-WINDOW_ROWS = 2000
+SELECTION_SEED = 0
+# the grid searched by --select: (direct_links, n_hidden, alpha), and the memories
+GRID = {"model": ([False, True], [3, 10, 50, 200], [0.1, 1.0, 10.0]),
+        "memory": {"forgetting_factor": [0.998, 0.999, 0.9995, 0.9998],
+                   "window": [1000, 2000, 5000, 10000]}}
+# choose(select()) on 30000 rows of each stream drawn with SELECTION_SEED (the benchmark draws
+# with seed 10): (direct_links, n_hidden, alpha, λ or window), tanh nodes, random_state 0;
+# docs/results/streams/selection.csv holds every point's accuracy
+SETTINGS = {
+    "hyperplane": {"forgetting_factor": (True, 10, 1.0, 0.9995), "window": (True, 10, 1.0, 2000)},
+    "sea": {"forgetting_factor": (False, 200, 1.0, 0.999), "window": (False, 200, 10.0, 2000)},
+    "agrawal": {"forgetting_factor": (True, 200, 0.1, 0.999), "window": (True, 200, 1.0, 2000)},
+}
 
 
 def make_stream(name, n_rows, seed=0):
@@ -97,12 +105,25 @@ class RiverLearner:
         return self
 
 
-def fastelm_learners():
+def fastelm_learners(stream):
+    """{label: (settings, maker)} of the three OS-ELMs on one stream: ``SETTINGS[stream]``'s
+    forgetting and window models, and the plain OS-ELM with the forgetting model's layer."""
+    (links, L, alpha, lam), (wlinks, wL, walpha, rows) = \
+        SETTINGS[stream]["forgetting_factor"], SETTINGS[stream]["window"]
+
+    def model(links, L, alpha, **memory):
+        return lambda: OSELMClassifier(n_hidden=L, alpha=alpha, direct_links=links,
+                                       random_state=0, **memory)
+
+    def text(links, L, alpha, memory=""):
+        return f"L={L}, alpha={alpha:g}{', direct links' if links else ''}{memory}"
+
     return {
-        "OS-ELM": lambda: OSELMClassifier(**OSELM),
-        f"OS-ELM, forgetting {FORGETTING}": lambda: OSELMClassifier(
-            **OSELM, forgetting_factor=FORGETTING),
-        f"OS-ELM, window {WINDOW_ROWS}": lambda: OSELMClassifier(**OSELM, window=WINDOW_ROWS),
+        "OS-ELM": (text(links, L, alpha), model(links, L, alpha)),
+        "OS-ELM, forgetting": (text(links, L, alpha, f", λ={lam:g}"),
+                               model(links, L, alpha, forgetting_factor=lam)),
+        "OS-ELM, window": (text(wlinks, wL, walpha, f", window={rows}"),
+                           model(wlinks, wL, walpha, window=rows)),
     }
 
 
@@ -131,46 +152,67 @@ def scale_inputs(X):
 
 
 def run_stream(name, n_rows, learners, seed=0, log=print):
-    """{learner: PrequentialResult} on one stream, and its drift row."""
+    """{learner: (settings, PrequentialResult)} on one stream, and its drift row."""
     X, dicts, y, drift = make_stream(name, n_rows, seed)
     scaled = scale_inputs(X)
     index = np.arange(len(y))[:, None]
     results = {}
-    makers = fastelm_learners()
+    makers = fastelm_learners(name)
     if learners != "fastelm":
-        makers.update(river_learners())
-    for label, make in makers.items():
+        makers.update({label: ("", make) for label, make in river_learners().items()})
+    for label, (settings, make) in makers.items():
         river = label.startswith("river")
         model = RiverLearner(make(), dicts) if river else make()
-        results[label] = prequential(model, index if river else scaled, y, chunk_size=CHUNK,
-                                     window=WINDOW)
-        r = results[label]
+        r = prequential(model, index if river else scaled, y, chunk_size=CHUNK, window=WINDOW)
+        results[label] = (settings, r)
         log(f"{name:10s} {label:30s} accuracy {r.mean_accuracy():.4f}  after drift "
             f"{r.mean_accuracy(drift):.4f}  {r.rows_per_second:10.0f} rows/s")
     return results, drift
 
 
-def write_outputs(all_results, out, n_rows):
+def save_stream(out, name, results, drift, n_rows):
+    """``<name>.npz`` in ``out``: each learner's settings, accuracy over the whole stream and
+    after the drift, rows/s and accuracy curve (streams run in separate processes are then
+    joined by ``write_outputs``)."""
     out.mkdir(parents=True, exist_ok=True)
-    lines = [["stream", "learner", "accuracy", "accuracy_after_drift", "rows_per_second"]]
+    labels = list(results)
+    np.savez(out / f"{name}.npz", labels=np.array(labels), n_rows=n_rows, drift=drift,
+             settings=np.array([results[k][0] for k in labels]),
+             accuracy=[results[k][1].mean_accuracy() for k in labels],
+             after=[results[k][1].mean_accuracy(drift) for k in labels],
+             rows_per_second=[results[k][1].rows_per_second for k in labels],
+             rows=results[labels[0]][1].rows,
+             curves=np.array([results[k][1].accuracy for k in labels]))
+
+
+def write_outputs(out):
+    """streams.md, streams.csv and accuracy_over_time.png from every ``<stream>.npz`` in out."""
+    saved = {name: np.load(out / f"{name}.npz") for name in STREAMS
+             if (out / f"{name}.npz").exists()}
+    n_rows = sorted({int(f["n_rows"]) for f in saved.values()})
+    lines = [["stream", "learner", "settings", "accuracy", "accuracy_after_drift",
+              "rows_per_second"]]
     md = [f"Prequential accuracy (test-then-train, chunks of {CHUNK}, first chunk not scored), "
-          f"{n_rows} rows per stream; 'after drift' = rows from the drift on (hyperplane: the "
-          "second half). Speed: rows learned and predicted per second of predict + "
-          "partial_fit, one thread each, same process.", "",
-          "| stream | learner | accuracy | after drift | rows/s | × river LR | × river HAT | "
-          "× river ARF |", "|---|---|---|---|---|---|---|---|"]
-    for name, (results, drift) in all_results.items():
-        speed = {k: r.rows_per_second for k, r in results.items()}
-        for label, r in results.items():
-            acc, after = r.mean_accuracy(), r.mean_accuracy(drift)
-            lines.append([name, label, f"{acc:.4f}", f"{after:.4f}", f"{r.rows_per_second:.0f}"])
-            ratios = [speed[label] / speed[k] if k in speed else float("nan") for k in
+          f"{'/'.join(map(str, n_rows))} rows per stream; 'after drift' = rows from the drift on "
+          "(hyperplane: the second half). Speed: rows predicted and learned per second, one "
+          "thread each, same process (fastelm: `fastelm.stream.prequential`'s fused path). "
+          f"OS-ELM settings chosen on seed {SELECTION_SEED} (`--select`), streams drawn with "
+          "another seed.", "",
+          "| stream | learner | settings | accuracy | after drift | rows/s | × river LR | "
+          "× river HAT | × river ARF |", "|---|---|---|---|---|---|---|---|---|"]
+    for name, f in saved.items():
+        labels = [str(k) for k in f["labels"]]
+        speed = dict(zip(labels, f["rows_per_second"]))
+        for i, label in enumerate(labels):
+            acc, after, rps = f["accuracy"][i], f["after"][i], f["rows_per_second"][i]
+            settings = str(f["settings"][i])
+            lines.append([name, label, settings, f"{acc:.4f}", f"{after:.4f}", f"{rps:.0f}"])
+            ratios = [rps / speed[k] if k in speed else float("nan") for k in
                       ("river LogisticRegression", "river HoeffdingAdaptiveTree", "river ARF")]
-            md.append(f"| {name} | {label} | {acc:.4f} | {after:.4f} | "
-                      f"{r.rows_per_second:,.0f} | " + " | ".join(f"{q:.1f}" for q in ratios)
-                      + " |")
-    with open(out / "streams.csv", "w", newline="") as f:
-        csv.writer(f).writerows(lines)
+            md.append(f"| {name} | {label} | {settings} | {acc:.4f} | {after:.4f} | "
+                      f"{rps:,.0f} | " + " | ".join(f"{q:.1f}" for q in ratios) + " |")
+    with open(out / "streams.csv", "w", newline="") as fh:
+        csv.writer(fh).writerows(lines)
     (out / "streams.md").write_text("\n".join(md) + "\n")
     try:
         import matplotlib
@@ -179,14 +221,14 @@ def write_outputs(all_results, out, n_rows):
     except ImportError:
         print("matplotlib is not installed: no accuracy_over_time.png written")
         return
-    fig, axes = plt.subplots(len(all_results), 1, figsize=(10, 3.2 * len(all_results)),
-                             squeeze=False)
-    for ax, (name, (results, drift)) in zip(axes[:, 0], all_results.items()):
-        for label, r in results.items():
-            ax.plot(r.rows, r.accuracy, label=label, lw=1.2 if "OS-ELM" in label else 0.9,
-                    ls="-" if "OS-ELM" in label else "--")
+    fig, axes = plt.subplots(len(saved), 1, figsize=(10, 3.2 * len(saved)), squeeze=False)
+    for ax, (name, f) in zip(axes[:, 0], saved.items()):
+        for label, curve in zip(f["labels"], f["curves"]):
+            ours = "OS-ELM" in str(label)
+            ax.plot(f["rows"], curve, label=str(label), lw=1.2 if ours else 0.9,
+                    ls="-" if ours else "--")
         if name != "hyperplane":
-            ax.axvline(drift, color="grey", lw=0.8, ls=":", label="drift")
+            ax.axvline(int(f["drift"]), color="grey", lw=0.8, ls=":", label="drift")
         ax.set_title(f"{name}: accuracy over the last {WINDOW} rows (prequential)")
         ax.set_xlabel("rows seen")
         ax.set_ylabel("accuracy")
@@ -194,6 +236,42 @@ def write_outputs(all_results, out, n_rows):
     axes[0, 0].legend(fontsize=7, ncol=2, loc="lower right")
     fig.tight_layout()
     fig.savefig(out / "accuracy_over_time.png", dpi=110)
+    plt.close(fig)
+
+
+def select(n_rows=30_000, seed=SELECTION_SEED, streams=STREAMS, log=print):
+    """Prequential accuracy of every point of ``GRID`` on a draw of each stream with another
+    seed than the benchmark's: rows of (stream, direct_links, n_hidden, alpha, memory kind,
+    memory, accuracy, rows/s)."""
+    rows = []
+    for name in streams:
+        X, _, y, _ = make_stream(name, n_rows, seed)
+        X = scale_inputs(X)
+        for links, L, alpha in itertools.product(*GRID["model"]):
+            for kind, values in GRID["memory"].items():
+                for value in values:
+                    model = OSELMClassifier(n_hidden=L, alpha=alpha, direct_links=links,
+                                            random_state=0, **{kind: value})
+                    r = prequential(model, X, y, chunk_size=CHUNK)
+                    rows.append((name, links, L, alpha, kind, value, r.mean_accuracy(),
+                                 r.rows_per_second))
+                    log(f"{name:10s} direct_links={links!s:5s} L={L:3d} alpha={alpha:<4g} "
+                        f"{kind}={value:<6g} accuracy {r.mean_accuracy():.4f}")
+    return rows
+
+
+def choose(rows):
+    """{stream: {memory kind: (direct_links, n_hidden, alpha, value)}}: the most accurate
+    point (the fewest hidden nodes among ties to 4 decimals)."""
+    best = {}
+    for name, links, L, alpha, kind, value, acc, _ in rows:
+        key = (round(acc, 4), -L)
+        if key > best.get((name, kind), ((-1, 0), None))[0]:
+            best[name, kind] = (key, (links, L, alpha, value))
+    chosen = {}
+    for (name, kind), (_, point) in best.items():
+        chosen.setdefault(name, {})[kind] = point
+    return chosen
 
 
 def main(argv=None):
@@ -203,13 +281,25 @@ def main(argv=None):
     parser.add_argument("--learners", choices=("all", "fastelm"), default="all")
     parser.add_argument("--seed", type=int, default=10, help="seed of the streams")
     parser.add_argument("--out", type=Path, default=Path("docs/results/streams"))
+    parser.add_argument("--select", action="store_true",
+                        help="only run the settings' grid on seed 0 and write selection.csv")
     args = parser.parse_args(argv)
+    if args.select:
+        with single_threaded():
+            rows = select(args.rows, streams=args.streams)
+        args.out.mkdir(parents=True, exist_ok=True)
+        with open(args.out / "selection.csv", "w", newline="") as f:
+            csv.writer(f).writerows([("stream", "direct_links", "n_hidden", "alpha", "memory",
+                                      "value", "accuracy", "rows_per_second")] + rows)
+        for name, point in choose(rows).items():
+            print(name, point)
+        return
     with single_threaded():
         OSELMClassifier(n_hidden=5).partial_fit(np.zeros((4, 2)), [0, 1, 0, 1], [0, 1])  # warm
-        all_results = {}
         for name in args.streams:
-            all_results[name] = run_stream(name, args.rows, args.learners, args.seed)
-            write_outputs(all_results, args.out, args.rows)  # after each stream: a long run
+            results, drift = run_stream(name, args.rows, args.learners, args.seed)
+            save_stream(args.out, name, results, drift, args.rows)
+            write_outputs(args.out)  # after each stream: a long run
     print(f"wrote {args.out}/streams.md, streams.csv, accuracy_over_time.png")
 
 
@@ -217,7 +307,7 @@ def main(argv=None):
 class TimeDriftingStreams:
     """OS-ELM variants over 10000 rows of each stream, test-then-train in chunks of 100."""
 
-    params = (list(STREAMS), list(fastelm_learners()))
+    params = (list(STREAMS), ["OS-ELM", "OS-ELM, forgetting", "OS-ELM, window"])
     param_names = ["stream", "learner"]
     timeout = 300
 
@@ -227,7 +317,7 @@ class TimeDriftingStreams:
         except ImportError:
             raise NotImplementedError("river is not installed") from None
         self.X = scale_inputs(X)
-        self.make = fastelm_learners()[learner]
+        self.make = fastelm_learners(stream)[learner][1]
         self.threads = single_threaded()
         self.threads.__enter__()
 

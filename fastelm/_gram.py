@@ -28,6 +28,9 @@ from ._ridge import add_to_diagonal, ridge_fit, spd_solve
 
 BLOCK_ROWS = 4096
 BLOCK_BYTES = 64 << 20  # column blocks of A in the dual form: n rows × this many bytes
+# values (rows × columns) below which the bias + activation pass runs on one thread: launching
+# the parallel kernel costs more than such a pass (the two kernels are bit-identical)
+PARALLEL_MIN = 1 << 16
 
 
 @dataclass(frozen=True, eq=False)
@@ -148,13 +151,15 @@ class HiddenMap:
         out : ndarray of shape (n, ≥ p), the map's dtype
             Its first p columns are overwritten.
         parallel : bool, default=True
-            False: the kernel on one thread (for callers that are pool threads, e.g. Dask).
+            False: the kernel on one thread (for callers that are pool threads, e.g. Dask);
+            fewer than ``PARALLEL_MIN`` values always run on one.
 
         Returns
         -------
         out
         """
         np.matmul(X, self.W, out=out[:, :self.width])
+        parallel = parallel and out.shape[0] * self.width >= PARALLEL_MIN
         kernel = add_bias_activate if parallel else add_bias_activate_serial
         kernel(out, self.b, self.activation)  # the first len(b) = p columns of each row
         return out

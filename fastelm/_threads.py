@@ -1,5 +1,11 @@
-"""Thread limits: BLAS/OpenMP (threadpoolctl) and Numba's kernels, in one context manager."""
+"""Thread limits: BLAS/OpenMP (threadpoolctl) and Numba's kernels, in one context manager.
+
+Entering a threadpoolctl limit costs ~20 µs (a query and a set per library): a limit nested in
+an enclosing one of this thread that is at least as strict is skipped, so a stream of small
+solves inside one serial block (``fastelm.stream.prequential``) pays it once.
+"""
 import functools
+import threading
 from contextlib import contextmanager
 
 import numba
@@ -31,14 +37,26 @@ def thread_limit(threads, user_api=None, numba_threads=True):
         yield
         return
     threads = int(threads)
+    enclosing = getattr(_active, "limits", ())
+    if any(t <= threads and api in (None, user_api) and (numba or not numba_threads)
+           for t, api, numba in enclosing):
+        yield  # an enclosing limit of this thread already holds these pools to ≤ threads
+        return
     controller = _blas_controller() if user_api == "blas" else ThreadpoolController()
     with controller.limit(limits=threads, user_api=user_api):
-        if not numba_threads:
-            yield
-            return
-        before = numba.get_num_threads()
-        numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+        _active.limits = enclosing + ((threads, user_api, numba_threads),)
         try:
-            yield
+            if not numba_threads:
+                yield
+                return
+            before = numba.get_num_threads()
+            numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
+            try:
+                yield
+            finally:
+                numba.set_num_threads(before)
         finally:
-            numba.set_num_threads(before)
+            _active.limits = enclosing
+
+
+_active = threading.local()  # .limits: (threads, user_api, numba_threads) entered, outermost first

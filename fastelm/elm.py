@@ -11,7 +11,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs
+from ._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs, _label_of_largest
 from ._gram import DirectLinksMap, gram_sums, is_dask_input
 from ._rls import RecursiveRidge
 from ._validation import Interval
@@ -211,6 +211,24 @@ class _OSELM(BaseRandomLayerReadout):
         X, T = self._validate_Xy(X, y, self._check_unchanged(), reset=False)
         self.rls_.downdate(self._hidden(X), T)
         return self
+
+    def _test_then_train(self, X, y):
+        """``step(start, stop)`` for ``fastelm.stream.prequential``: the labels ``predict``
+        gives rows [start, stop) of (X, y), which are then learned as ``partial_fit`` learns a
+        chunk (the same ``_learn``). X and y are checked and coded once here, not per call;
+        None for a regressor or a model growing its classes (new labels need the per-call path).
+        """
+        if not hasattr(self, "classes_") or getattr(self, "_grow", False):
+            return None
+        X, T = self._validate_Xy(X, y, self._check_unchanged(), reset=False)
+
+        def step(start, stop):
+            X_chunk = X[start:stop]
+            predicted = _label_of_largest(self._hidden(X_chunk) @ self.beta_, self.classes_)
+            self._learn(X_chunk, T[start:stop], False)
+            return predicted
+
+        return step
 
     @property
     def beta_(self):

@@ -36,9 +36,21 @@ def test_tiny_run_writes_tables_and_plot(bench, tmp_path):
     bench.main(["--rows", "1500", "--streams", "sea", "--out", str(tmp_path)])
     with open(tmp_path / "streams.csv", newline="") as f:
         rows = list(csv.reader(f))
-    assert rows[0] == ["stream", "learner", "accuracy", "accuracy_after_drift", "rows_per_second"]
+    assert rows[0] == ["stream", "learner", "settings", "accuracy", "accuracy_after_drift",
+                       "rows_per_second"]
     assert len(rows) == 1 + 6  # three OS-ELMs and three river learners
-    accuracy = {r[1]: float(r[2]) for r in rows[1:]}
+    assert rows[2][2] == "L=200, alpha=1, λ=0.999"  # SETTINGS['sea'], forgetting
+    accuracy = {r[1]: float(r[3]) for r in rows[1:]}
     assert all(0.5 < a <= 1 for a in accuracy.values()), accuracy
     assert "| sea | river ARF |" in (tmp_path / "streams.md").read_text()
     assert (tmp_path / "accuracy_over_time.png").stat().st_size > 10_000
+
+
+def test_choose_takes_the_most_accurate_point_and_the_smaller_layer_on_ties(bench):
+    rows = [("sea", False, 200, 1.0, "window", 2000, 0.88, 1e4),
+            ("sea", True, 10, 1.0, "window", 1000, 0.88004, 1e4),  # a tie to 4 decimals
+            ("sea", True, 50, 0.1, "window", 5000, 0.87, 1e4),
+            ("sea", True, 50, 0.1, "forgetting_factor", 0.999, 0.86, 1e4),
+            ("sea", False, 3, 0.1, "forgetting_factor", 0.998, 0.85, 1e4)]
+    assert bench.choose(rows) == {"sea": {"window": (True, 10, 1.0, 1000),
+                                          "forgetting_factor": (True, 50, 0.1, 0.999)}}

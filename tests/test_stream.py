@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from fastelm import OSELMClassifier
+from fastelm import FOSELMClassifier, OSELMClassifier
 from fastelm.stream import prequential
 
 
@@ -55,6 +55,42 @@ def test_oselm_on_a_linear_stream_learns():
     y = (X @ [1.0, -1.0, 0.5, 0.0] > 0).astype(int)
     result = prequential(OSELMClassifier(n_hidden=50, random_state=0), X, y, chunk_size=100)
     assert result.mean_accuracy(1000) > 0.95
+
+
+@pytest.mark.parametrize("make", [
+    lambda: OSELMClassifier(n_hidden=30, random_state=0),  # Woodbury steps once L rows are in
+    lambda: OSELMClassifier(n_hidden=30, forgetting_factor=0.99, direct_links=True,
+                            random_state=0),
+    lambda: OSELMClassifier(n_hidden=30, alpha=0.1, window=150, random_state=0),
+    lambda: OSELMClassifier(n_hidden=20, window=90, random_state=0, dtype="float32"),
+    lambda: FOSELMClassifier(n_hidden=40, delta=0.01, random_state=0),
+])
+def test_fused_path_equals_predict_then_partial_fit_bitwise(make):
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((1230, 4))
+    y = np.array(["a", "b", "c"])[np.digitize(X[:, 0] - 0.5 * X[:, 2], [-0.4, 0.4])]
+    fused, plain = make(), make()
+    calls = {id(fused): 0, id(plain): 0}
+    for model in (fused, plain):
+        model.predict = lambda X, m=model, predict=model.predict: \
+            calls.__setitem__(id(m), calls[id(m)] + 1) or predict(X)
+    a = prequential(fused, X, y, chunk_size=37)
+    b = prequential(plain, X, y, chunk_size=37, fused=False)
+    assert calls == {id(fused): 0, id(plain): 33}  # each took the path it was meant to
+    np.testing.assert_array_equal(a.correct, b.correct)
+    np.testing.assert_array_equal(fused.rls_.beta, plain.rls_.beta)
+    np.testing.assert_array_equal(fused.predict(X), plain.predict(X))
+    assert fused.rls_.forms == plain.rls_.forms
+    assert 0.6 < a.mean_accuracy() < 1
+
+
+def test_fused_path_stops_at_an_unseen_label_and_grow_takes_the_per_call_path():
+    rng = np.random.default_rng(2)
+    X, y = rng.standard_normal((400, 3)), np.r_[np.arange(300) % 2, np.full(100, 2)]
+    with pytest.raises(ValueError, match="not in classes_"):
+        prequential(OSELMClassifier(n_hidden=10), X, y, classes=[0, 1])
+    result = prequential(OSELMClassifier(n_hidden=10, random_state=0), X, y, classes="grow")
+    assert result.correct[300:].sum() == 0  # label 2 had never been seen when predicted
 
 
 def test_bad_arguments():
