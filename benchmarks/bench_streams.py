@@ -1,7 +1,10 @@
 """Drifting streams: OS-ELM with forgetting or a sliding window against river's learners.
 
     python benchmarks/bench_streams.py                      # 100k rows per stream (slow: ARF)
-    python benchmarks/bench_streams.py --rows 20000 --learners fastelm  # OS-ELM variants only
+    python benchmarks/bench_streams.py --streams agrawal    # one stream (run several at once)
+    python benchmarks/bench_streams.py --report             # tables and plot of those runs
+    python benchmarks/bench_streams.py --select --rows 30000   # the settings' grid, seed 0
+    python benchmarks/bench_streams.py --speedup            # fused path vs per-call
 
 Three of river's synthetic streams (``river.datasets.synth``), seeded:
 
@@ -13,15 +16,25 @@ Three of river's synthetic streams (``river.datasets.synth``), seeded:
   sigmoid drift 1000 rows wide, ``ConceptDriftStream``).
 
 Every learner sees the same rows in the same process, test-then-train in chunks of 100
-(``fastelm.stream.prequential``: the first chunk is only learned). fastelm's OS-ELMs take the
-inputs standardised with the first chunk's mean and deviation (the only rows seen before
-learning starts) and divided by √d, so that XW has the same spread (variance 1/3 for
-W ~ U(-1, 1)) whatever the number of features d; river's learners take the raw rows as ``dict``s prepared before timing, one
-row at a time (``learn_one``, ``predict_one``), its logistic regression behind its own online
+(``fastelm.stream.prequential``, its fused path for the OS-ELMs: the first chunk is only
+learned). fastelm's OS-ELMs take the inputs standardised with the first chunk's mean and
+deviation (the only rows seen before learning starts) and divided by √d, so that XW has the
+same spread (variance 1/3 for W ~ U(-1, 1)) whatever the number of features d; river's
+learners take the raw rows as ``dict``s prepared before timing, one row at a time
+(``learn_one``, ``predict_one``), its logistic regression behind its own online
 ``StandardScaler``. BLAS and Numba run on one thread for everyone (river is single-threaded).
-Outputs in ``--out``: ``streams.md`` and ``streams.csv`` (prequential accuracy over the whole
-stream and from the drift on, rows per second, speed against each river learner) and
-``accuracy_over_time.png`` (accuracy over the last 1000 rows).
+
+The OS-ELM settings (``SETTINGS``: direct links or not, hidden nodes, alpha, and λ or the
+window) are chosen per stream by ``--select``: prequential accuracy of every point of ``GRID``
+on 30000 rows drawn with seed 0, the most accurate point kept (``choose``); the benchmark then
+draws its streams with seed 10, so the settings never saw the rows they are scored on. The
+plain OS-ELM row uses the forgetting model's layer without forgetting.
+
+Outputs in ``--out``: ``<stream>.npz`` per stream (streams run in separate processes are
+joined), ``streams.md`` and ``streams.csv`` (prequential accuracy over the whole stream and
+from the drift on, rows per second, speed against each river learner) and
+``accuracy_over_time.png`` (accuracy over the last 1000 rows); ``--select`` writes
+``selection.csv``.
 
 The asv classes at the bottom time the OS-ELM variants on 10000 rows of each stream and track
 their accuracy after the drift; they are skipped when river is not installed.
@@ -54,7 +67,7 @@ GRID = {"model": ([False, True], [3, 10, 50, 200], [0.1, 1.0, 10.0]),
 # with seed 10): (direct_links, n_hidden, alpha, λ or window), tanh nodes, random_state 0;
 # docs/results/streams/selection.csv holds every point's accuracy
 SETTINGS = {
-    "hyperplane": {"forgetting_factor": (True, 10, 1.0, 0.9995), "window": (True, 10, 1.0, 2000)},
+    "hyperplane": {"forgetting_factor": (True, 3, 1.0, 0.999), "window": (True, 3, 1.0, 2000)},
     "sea": {"forgetting_factor": (False, 200, 1.0, 0.999), "window": (False, 200, 10.0, 2000)},
     "agrawal": {"forgetting_factor": (True, 200, 0.1, 0.999), "window": (True, 200, 1.0, 2000)},
 }
@@ -274,6 +287,20 @@ def choose(rows):
     return chosen
 
 
+def speedup(n_rows=20_000, stream="hyperplane", log=print):
+    """Rows/s of the fused path over ``predict`` + ``partial_fit`` per chunk (``fused=False``),
+    for L = 200 and 20, plain, forgetting 0.999 and window 2000."""
+    X, _, y, _ = make_stream(stream, n_rows, 10)
+    X = scale_inputs(X)
+    for L in (200, 20):
+        for memory in ({}, {"forgetting_factor": 0.999}, {"window": 2000}):
+            speed = [prequential(OSELMClassifier(n_hidden=L, alpha=1.0, random_state=0,
+                                                 **memory), X, y, chunk_size=CHUNK,
+                                 fused=fused).rows_per_second for fused in (False, True)]
+            log(f"L={L:3d} {memory!s:28s} per call {speed[0]:9.0f} rows/s, fused "
+                f"{speed[1]:9.0f} rows/s: {speed[1] / speed[0]:.1f} x")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=100_000, help="rows per stream")
@@ -283,7 +310,19 @@ def main(argv=None):
     parser.add_argument("--out", type=Path, default=Path("docs/results/streams"))
     parser.add_argument("--select", action="store_true",
                         help="only run the settings' grid on seed 0 and write selection.csv")
+    parser.add_argument("--speedup", action="store_true",
+                        help="only time the fused prequential path against per-call "
+                             "predict + partial_fit (20000 rows of the hyperplane)")
+    parser.add_argument("--report", action="store_true",
+                        help="only rewrite the tables and plot from the <stream>.npz in --out")
     args = parser.parse_args(argv)
+    if args.report:
+        write_outputs(args.out)
+        return
+    if args.speedup:
+        with single_threaded():
+            speedup(min(args.rows, 20_000))
+        return
     if args.select:
         with single_threaded():
             rows = select(args.rows, streams=args.streams)

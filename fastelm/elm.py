@@ -11,7 +11,8 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs, _label_of_largest
+from ._base import (BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs,
+                    _label_of_largest)
 from ._gram import DirectLinksMap, gram_sums, is_dask_input
 from ._rls import RecursiveRidge
 from ._validation import Interval

@@ -279,3 +279,68 @@ def to_onnx(model, X_sample, *, target_opset=None, options=None):
     onnx_model.ir_version = helper.find_min_ir_version_for(list(onnx_model.opset_import))
     onnx.checker.check_model(onnx_model)
     return onnx_model
+
+
+def _estimator_classes():
+    from .bls import BLSClassifier, BLSRegressor
+    from .elm import ELMClassifier, ELMRegressor, OSELMClassifier, OSELMRegressor
+    from .fos_elm import FOSELMClassifier, FOSELMRegressor
+
+    return (ELMRegressor, ELMClassifier, OSELMRegressor, OSELMClassifier, FOSELMRegressor,
+            FOSELMClassifier, BLSRegressor, BLSClassifier)
+
+
+def _skl2onnx_shape(operator):
+    """skl2onnx shape calculator: the output types of ``_output_specs``."""
+    from skl2onnx.common.data_types import (DoubleTensorType, FloatTensorType, Int64TensorType,
+                                            StringTensorType)
+
+    model = operator.raw_operator
+    family, classifier = _kind(model)
+    types = {np.dtype(np.float32): FloatTensorType, np.dtype(np.float64): DoubleTensorType,
+             np.dtype(np.int64): Int64TensorType, np.dtype(object): StringTensorType}
+    for variable, (_, dtype, shape) in zip(operator.outputs,
+                                           _output_specs(model, family, classifier, {})):
+        variable.type = types[np.dtype(dtype)](shape)
+
+
+def _skl2onnx_convert(scope, operator, container):
+    """skl2onnx converter: the graph of ``_emit`` (the one ``to_onnx`` writes), added to
+    skl2onnx's container under names unique in its scope."""
+    from onnx import helper
+
+    model = operator.raw_operator
+    family, classifier = _kind(model)
+    g = _Graph(prefix=scope.get_unique_variable_name("fastelm") + "_")
+    x = operator.inputs[0].full_name
+    dtype = _dtype(model, family)
+    if operator.inputs[0].type.to_onnx_type().tensor_type.elem_type != _tensor_type(dtype):
+        x = g.node("Cast", [x], to=_tensor_type(dtype))
+    _emit(g, model, family, classifier, x, [v.full_name for v in operator.outputs], {})
+    container.initializers.extend(g.initializers)
+    for node in g.nodes:
+        attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        container.add_node(node.op_type, list(node.input), list(node.output), name=node.name,
+                           op_version=MIN_OPSET, **attrs)
+
+
+def register_skl2onnx():
+    """Register fastelm's estimators with skl2onnx (``pip install fastelm[onnx]``).
+
+    Afterwards ``skl2onnx.to_onnx(model, X)`` converts a fitted ELM, OS-ELM, FOS-ELM or BLS
+    estimator, alone or as the last step of a scikit-learn ``Pipeline`` (its preprocessing
+    converted by skl2onnx), with the graph ``to_onnx`` writes. Classifiers follow skl2onnx's
+    conventions: ``label`` and ``probabilities``, the latter as a ZipMap of dicts unless
+    ``options={'zipmap': False}`` (ZipMap takes float32 probabilities and integer or string
+    labels: a float64 classifier needs ``zipmap: False``). Calling it again is harmless.
+    """
+    from sklearn.base import ClassifierMixin
+
+    from skl2onnx import update_registered_converter
+
+    for cls in _estimator_classes():
+        classifier = issubclass(cls, ClassifierMixin)
+        update_registered_converter(
+            cls, f"Fastelm{cls.__name__}", _skl2onnx_shape, _skl2onnx_convert,
+            options={"zipmap": [True, False, "columns"], "nocl": [False]} if classifier
+            else None)

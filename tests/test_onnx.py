@@ -165,3 +165,51 @@ def test_clear_errors():
 
 def test_activation_table_covers_every_activation():
     assert set(_ONNX_ACTIVATION) == set(ACTIVATIONS)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_skl2onnx_converters_write_the_same_graph(name, dtype):
+    skl2onnx = pytest.importorskip("skl2onnx")
+    from fastelm.onnx import register_skl2onnx
+
+    register_skl2onnx()
+    register_skl2onnx()  # twice: harmless
+    classifier = "Classifier" in name
+    X, y = _data(3 if classifier else 0)
+    model = ESTIMATORS[name](dtype.__name__)
+    _online(model, X, y, classifier) if name.startswith(("OSELM", "FOSELM")) else model.fit(X, y)
+    Xd = X.astype(dtype)
+    options = {id(model): {"zipmap": False}} if classifier else None
+    session = ort.InferenceSession(skl2onnx.to_onnx(model, Xd[:1], options=options)
+                                   .SerializeToString(), providers=["CPUExecutionProvider"])
+    outputs = session.run(None, {session.get_inputs()[0].name: Xd})
+    if classifier:
+        np.testing.assert_array_equal(outputs[0], model.predict(Xd))
+        _assert_close(outputs[1], model.predict_proba(Xd), dtype)
+    else:
+        _assert_close(outputs[0], model.predict(Xd), dtype)
+
+
+def test_skl2onnx_pipeline_with_zipmap():
+    skl2onnx = pytest.importorskip("skl2onnx")
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from fastelm.onnx import register_skl2onnx
+
+    register_skl2onnx()
+    X, y = _data(3)
+    labels = np.array(["low", "mid", "high"])[y]
+    pipe = make_pipeline(StandardScaler(), OSELMClassifier(n_hidden=30, direct_links=True,
+                                                           window=200, random_state=0,
+                                                           dtype="float32"))
+    pipe.fit(X, labels)  # fit = one chunk; window keeps its last 200 rows
+    session = ort.InferenceSession(skl2onnx.to_onnx(pipe, X[:1].astype(np.float32))
+                                   .SerializeToString(), providers=["CPUExecutionProvider"])
+    label, proba = session.run(None, {session.get_inputs()[0].name: X.astype(np.float32)})
+    np.testing.assert_array_equal(label, pipe.predict(X))
+    assert set(proba[0]) == {"high", "low", "mid"}  # ZipMap: one dict per row
+    np.testing.assert_allclose([p["mid"] for p in proba],
+                               pipe.predict_proba(X)[:, list(pipe.classes_).index("mid")],
+                               atol=1e-4)
