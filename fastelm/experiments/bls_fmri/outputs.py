@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 
-from ..common import summarize, write_table
+from ..common import fill, read_template, summarize, write_table
 from .models import FASTELM_MODELS, MODELS, WHY
 from .protocol import CPU, METRICS, TIME
 
@@ -19,6 +19,8 @@ LITERATURE = (
      0.70),
     ("Parisot et al., Medical Image Analysis 2018", "population-graph GCN, 10-fold CV", 0.70),
 )
+#: the notes template: prose with {placeholders}, one block per paragraph (common.read_template)
+TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "notes.md")
 #: the targets this reproduction is checked against on the development set
 TARGETS = {"best fastelm": 0.68, "BLS-CV": 0.66, "leave-site-out": 0.64, "speed-up": 10.0}
 
@@ -78,8 +80,10 @@ def write_outputs(out_dir, records, meta, loso_records=()):
         files += [site_stem + ".md", site_stem + ".csv"]
     result.update(loso_rows=loso_rows, site_rows=site_rows,
                   permutation=meta.get("permutation"))
-    plots = [("accuracy_vs_time.png", lambda p: plot_accuracy_time(rows, time_rows, p, models,
-                                                                   title=_plot_title(meta)))]
+    chance = {name: max(d["patients"], d["subjects"] - d["patients"]) / d["subjects"]
+              for name, d in meta["data"].items()}
+    plots = [("accuracy_vs_time.png", lambda p: plot_accuracy_time(
+        rows, time_rows, p, models, title=_plot_title(meta), chance=chance))]
     if site_rows:
         plots.append(("per_site.png", lambda p: plot_per_site(site_rows, p, models)))
     if loso_records:
@@ -132,7 +136,8 @@ def _write_site_table(site_rows, stem):
     for kind in kinds:
         for site in sites:
             lines.append(f"| {kind} | {site} | {n[site]} | " + " | ".join(
-                f"{acc[(kind, m, site)]:.3f}" for m in models) + " |")
+                f"{acc[(kind, m, site)]:.3f}" if (kind, m, site) in acc else "—"
+                for m in models) + " |")
     with open(stem + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
     with open(stem + ".csv", "w", newline="") as f:
@@ -178,12 +183,23 @@ def _plot_title(meta):
             f"{meta.get('atlas')} ({mode} run, {meta['settings']['n_splits']}-fold CV)")
 
 
-def plot_accuracy_time(rows, time_rows, path, models=MODELS, title=None):
+def _log_ticks(ax):
+    """Readable log-scale x ticks: 1-2-5 per decade as plain numbers, no minor labels."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def plot_accuracy_time(rows, time_rows, path, models=MODELS, title=None, chance=None):
     """The paper's Fig. 4: mean accuracy against mean training time (log x), one point per
-    model with ± 1 sd bars, one panel per (data set, features). False without matplotlib."""
+    model with ± 1 sd bars, one panel per (data set, features); ``chance``: {data set:
+    majority share} (default 0.5). False without matplotlib."""
     plt = _pyplot()
     if plt is None:  # pragma: no cover
         return False
+    chance = chance or {}
     sets = list(dict.fromkeys(r["data set"] for r in rows))
     feats = list(dict.fromkeys(r["features"] for r in rows))
     height = 3.6 * len(sets) + 1.1
@@ -206,8 +222,13 @@ def plot_accuracy_time(rows, time_rows, path, models=MODELS, title=None):
                 ax.errorbar([x], [acc["accuracy_mean"]], yerr=[[acc["accuracy_std"]]] * 2,
                             xerr=[[low], [xs]], fmt="o", capsize=3, label=m,
                             color=colors[c % len(colors)])
-            ax.axhline(0.5, color="grey", lw=0.8, ls=":", label="chance (0.5)")
+            level = chance.get(s, 0.5)
+            ax.axhline(level, color="grey", lw=0.8, ls=":", label="chance")
+            ax.annotate(f"chance ({level:.3f})", (0.01, level), xycoords=("axes fraction",
+                        "data"), xytext=(2, 2), textcoords="offset points", fontsize=7,
+                        color="grey")
             ax.set_xscale("log")
+            _log_ticks(ax)
             ax.set_ylim(0.0, 1.05)
             ax.set_title(f"{s}, {feat}", fontsize=10)
             ax.set_xlabel("training time per fit (s, one thread"
@@ -240,7 +261,8 @@ def plot_per_site(site_rows, path, models):
     for ax, kind in zip(axes[:, 0], kinds):
         for k, m in enumerate(models):
             ax.bar(np.arange(len(sites)) + (k - (len(models) - 1) / 2) * width,
-                   [acc[(kind, m, s)] for s in sites], width, label=m)
+                   [acc.get((kind, m, s), np.nan) for s in sites], width,
+                   label=m if kind == kinds[0] or (kind, m, sites[0]) in acc else None)
         ax.axhline(0.5, color="grey", lw=0.8, ls=":")
         ax.set_xticks(np.arange(len(sites)))
         ax.set_xticklabels([f"{s}\n({n[s]})" for s in sites], fontsize=7)
@@ -285,43 +307,14 @@ def plot_leave_site_out(loso_records, path):
     return True
 
 
-def _model_lines(meta):
+def _model_lines(meta, t):
+    return [fill(t, "model", model=name, description=meta["descriptions"][name],
+                 why=f" — {WHY[name]}" if name in WHY else "") for name in meta["models"]]
+
+
+def _data_lines(meta, t):
     lines = []
-    for name in meta["models"]:
-        why = f" — {WHY[name]}" if name in WHY else ""
-        lines.append(f"- {name}: `{meta['descriptions'][name]}`{why}")
-    return lines
-
-
-def notes_text(table, checks, records, meta, *, loso_rows=(), loso_table=None, time_rows=(),
-               rows=()):
-    """notes.md: settings, the table, the chance checks and what they say (deterministic
-    apart from the training times quoted for real data)."""
-    cfg, seed, data = meta["settings"], meta["seed"], meta["data"]
-    ran = {r["model"] for r in records}
-    models = [m for m in meta["models"] if m in ran]  # a model may be left out of a run
-    lines = ["# BLS for fMRI classification (Liu & Ji 2021) — reproduction notes", ""]
-    if meta.get("completed"):
-        lines += [f"**Partial results: only the {meta['completed']} stage(s) had finished when "
-                  "these outputs were written.**", ""]
-    mode = "quick" if meta["quick"] else "full"
-    lines += [f"Mode: {mode}; seed {seed}; {cfg['n_splits']}-fold stratified cross-validation "
-              f"× {cfg['n_repeats']} repeat(s) (RepeatedStratifiedKFold, folds stratified on "
-              "site × diagnosis when there are several sites); metrics on each test fold, "
-              "patients positive; mean ± std over all folds and repeats.", ""]
-    if meta["data_dir"] is None:
-        lines += ["Data: synthetic subjects (fastelm.fmri.make_synthetic_abide, seed "
-                  f"{seed}): {cfg['n_subjects']} subjects, {cfg['n_rois']} ROIs, series of "
-                  f"{cfg['lengths'][0]}-{cfg['lengths'][1]} time points (cropped to the "
-                  f"shortest), {cfg['n_sites']} sites, labels balanced per site. `effect`: "
-                  f"patients carry a connectivity effect of size {cfg['effect_size']} on "
-                  f"{max(1, cfg['n_rois'] // 10)} ROI pair(s); `null`: the same subjects and "
-                  "noise with effect size 0 (no group difference).", ""]
-    else:
-        where = f" (sites {', '.join(meta['sites'])})" if meta["sites"] else ""
-        lines += [f"Data: ABIDE-layout directory `{meta['data_dir']}`{where}, atlas "
-                  f"{meta.get('atlas')}.", ""]
-    for name, d in data.items():
+    for name, d in meta["data"].items():
         feats = ", ".join(f"{f}: {n} features" for f, n in d["features"].items())
         excluded = f"; {d['excluded']} subject(s) excluded" if d["excluded"] else ""
         if d.get("missing"):
@@ -334,106 +327,112 @@ def notes_text(table, checks, records, meta, *, loso_rows=(), loso_table=None, t
                      "each used whole")
         of = (f" (a subsample, stratified by site × diagnosis, of {d['of_subjects']})"
               if d.get("of_subjects", d["subjects"]) > d["subjects"] else "")
-        lines.append(f"- {name}: {d['subjects']} subjects{of} ({d['patients']} patients), "
-                     f"{d['sites']} site(s), {shape}; {feats}{excluded}")
-    lines += ["", "Models (every random_state is set per fold):"] + _model_lines(meta)
-    lines += ["", "## Results", "", table, "",
-              "Training times are in `timings.md` (wall clock and CPU time, machine dependent; "
-              + (f"every fit limited to {meta['threads']} BLAS/Numba thread(s)"
-                 if meta.get("threads") else "library default threads")
-              + ") and in `accuracy_vs_time.png` (the paper's Fig. 4).", "",
-              "## Above chance?", "",
-              "Chance = the majority class share; a mean accuracy counts as above (below) chance "
-              "when it is more than 2·sqrt(p(1-p)/N) away from it (two binomial standard "
-              "deviations of an accuracy over the N subjects; a rule of thumb, since "
-              "cross-validated folds are not independent).", "",
-              "| data set | features | " + " | ".join(models) + " |",
-              "|---|---|" + "---|" * len(models)]
+        lines.append(fill(t, "data_set", data_set=name, subjects=d["subjects"], of=of,
+                          patients=d["patients"], sites=d["sites"], shape=shape,
+                          features=feats, excluded=excluded))
+    return lines
+
+
+def notes_text(table, checks, records, meta, *, loso_rows=(), loso_table=None, time_rows=(),
+               rows=()):
+    """notes.md from the template ``notes.md`` beside this file: settings, the table, the
+    chance checks and what they say (deterministic apart from the training times quoted for
+    real data)."""
+    t = read_template(TEMPLATE)
+    cfg, seed = meta["settings"], meta["seed"]
+    ran = {r["model"] for r in records}
+    models = [m for m in meta["models"] if m in ran]  # a model may be left out of a run
+    lines = [fill(t, "header"), ""]
+    if meta.get("completed"):
+        lines += [fill(t, "partial", completed=meta["completed"]), ""]
+    lines += [fill(t, "protocol", mode="quick" if meta["quick"] else "full", seed=seed,
+                   n_splits=cfg["n_splits"], n_repeats=cfg["n_repeats"]), ""]
+    if meta["data_dir"] is None:
+        lines += [fill(t, "data_synthetic", seed=seed, n_subjects=cfg["n_subjects"],
+                       n_rois=cfg["n_rois"], length_min=cfg["lengths"][0],
+                       length_max=cfg["lengths"][1], n_sites=cfg["n_sites"],
+                       effect_size=cfg["effect_size"], n_pairs=max(1, cfg["n_rois"] // 10)), ""]
+    else:
+        where = f" (sites {', '.join(meta['sites'])})" if meta["sites"] else ""
+        lines += [fill(t, "data_real", data_dir=meta["data_dir"], where=where,
+                       atlas=meta.get("atlas")), ""]
+    lines += _data_lines(meta, t)
+    lines += ["", fill(t, "models")] + _model_lines(meta, t)
+    threads = (f"every fit limited to {meta['threads']} BLAS/Numba thread(s)"
+               if meta.get("threads") else "library default threads")
+    lines += ["", fill(t, "results", table=table, threads=threads, models=" | ".join(models),
+                       columns="---|" * len(models))]
     pairs = list(dict.fromkeys((k[0], k[1]) for k in checks))
     for name, feat in pairs:
         cells = []
         for m in models:
-            c = checks[(name, feat, m)]
+            c = checks.get((name, feat, m))
+            if c is None:  # a model left out on this feature kind
+                cells.append("—")
+                continue
             verdict = ("above" if c["above_chance"] else
                        "below" if c["below_chance"] else "chance")
             cells.append(f"{c['accuracy']:.3f} ({verdict})")
         lines.append(f"| {name} | {feat} | " + " | ".join(cells) + " |")
-    lines.append("")
-    lines += _findings(checks, pairs, models, synthetic=meta["data_dir"] is None)
-    if meta["data_dir"] is not None:
-        lines += real_data_notes(meta, rows, time_rows, loso_rows, loso_table)
+    lines += ["", fill(t, "findings"), ""]
+    for name, feat in pairs:
+        kind_models = [m for m in models if (name, feat, m) in checks]
+        above = [m for m in kind_models if checks[(name, feat, m)]["above_chance"]]
+        below = [m for m in kind_models if checks[(name, feat, m)]["below_chance"]]
+        lines.append(fill(t, "finding", data_set=name, features=feat,
+                          above=", ".join(above) if above else "none",
+                          below=f"; below chance: {', '.join(below)}" if below else ""))
+    if meta["data_dir"] is None:
+        lines += ["", fill(t, "synthetic_effect")]
+    else:
+        lines += real_data_notes(meta, rows, time_rows, loso_rows, loso_table, t)
     unconverged = {}
     for r in records:
         if not r["converged"]:
             unconverged[r["model"]] = unconverged.get(r["model"], 0) + 1
     if unconverged:
-        per_model = len(records) // max(len(models), 1)
-        lines += ["", "Convergence warnings (recorded, not shown): " + ", ".join(
-            f"{m} in {n} of {per_model} fits" for m, n in unconverged.items()) + "."]
-    lines += ["", "## Differences from the paper", "",
-              "- The paper's data (ABIDE I/II, ADHD-200 after DPARSF preprocessing) are not "
-              "available offline; without `--data` the run uses synthetic subjects whose group "
-              "effect is known.",
-              "- CCNN and GCN are not reproduced; the DNN is scikit-learn's MLP, not TensorFlow.",
-              "- Folds are stratified on site × diagnosis (diagnosis-only stratification made "
-              "site-aware models score below chance on data without a group effect).",
-              "- Each model is fitted once untimed before the timed folds (one-off costs).", ""]
+        fits = {m: sum(r["model"] == m for r in records) for m in unconverged}
+        lines += ["", fill(t, "convergence", warnings=", ".join(
+            f"{m} in {n} of {fits[m]} fits" for m, n in unconverged.items()))]
+    lines += ["", fill(t, "differences"), ""]
     return "\n".join(lines)
-
-
-def _findings(checks, pairs, models, synthetic=True):
-    lines = ["## Findings", ""]
-    for name, feat in pairs:
-        above = [m for m in models if checks[(name, feat, m)]["above_chance"]]
-        below = [m for m in models if checks[(name, feat, m)]["below_chance"]]
-        text = (f"- {name}, {feat}: above chance: {', '.join(above) if above else 'none'}"
-                + (f"; below chance: {', '.join(below)}" if below else "") + ".")
-        lines.append(text)
-    if synthetic:
-        lines += ["", "Which feature carries the synthetic effect: patients share extra latent "
-                  "sources on a few ROI pairs, which raises the correlation of each pair and, "
-                  "as a side effect, the variance of those ROIs. The mean series is the same "
-                  "in both groups at every time point, and the time points of different "
-                  "subjects are not aligned (independent AR processes), so every linear "
-                  "function of the flattened series (the paper's feature) has the same mean "
-                  "in both groups and differs only in spread. A linear model (linear SVM; "
-                  "BLS, whose feature nodes are linear maps of the inputs and whose "
-                  "enhancement shrink keeps tansig close to linear) has little to use there: "
-                  "a threshold off the common mean exploits the wider spread of patients a "
-                  "little, and the BLS reference preprocessing's per-subject z-scoring turns "
-                  "part of the amplitude difference into a mean difference (it divides the "
-                  "ROI baselines, shared by everybody, by the subject's overall sd, larger in "
-                  "patients). Amplitude features (squared values) or trees that threshold "
-                  "the wider range of the effect ROIs can get more out of the series; "
-                  "connectivity features (Fisher-z correlations) carry the effect directly."]
-    return lines
 
 
 def timings_text(time_table, time_rows, total, models):
+    """timings.md from the template: the table and the DNN/fastelm training-time ratios (the
+    DNN's time on the same features, else on connectivity features when the DNN is left
+    out of a kind: its cost depends on the input width, the same 19900 for both)."""
+    t = read_template(TEMPLATE)
     clock = CPU if time_rows and CPU + "_mean" in time_rows[0] else TIME
-    lines = ["# Training time per fit (seconds)", "",
-             f"Whole run {total:.1f} s (data generation, loading, warm-up, evaluation and "
-             "output). Machine dependent and not deterministic, unlike results.md."
-             + (" train_time is wall clock, train_cpu the CPU time of the fitting process "
-                "(every fit on one thread): on a shared, loaded machine the wall clock "
-                "measures the other users, so ratios are taken on CPU time."
-                if clock == CPU else ""), "", time_table, ""]
+    lines = [fill(t, "timings", total=f"{total:.1f}", table=time_table,
+                  clock_note=fill(t, "cpu_note") if clock == CPU else ""), ""]
     fast = [m for m in FASTELM_MODELS if m in models]
     if fast and "DNN" in models:
-        lines += ["Paper's efficiency claim (fastelm models train faster than the DNN):"]
+        claim = []
         for row in time_rows:
             if row["model"] not in fast:
                 continue
-            try:
-                dnn = _row(time_rows, (row["data set"], row["features"], "DNN"))
-            except KeyError:
+            dnn, dnn_kind = _dnn_time(time_rows, row["data set"], row["features"], clock)
+            if dnn is None:
                 continue
-            ratio = dnn[clock + "_mean"] / max(row[clock + "_mean"], 1e-12)
-            lines.append(f"- {row['data set']}, {row['features']}: {row['model']} "
-                         f"{row[clock + '_mean']:.3f} s, DNN {dnn[clock + '_mean']:.3f} s "
-                         f"(DNN/{row['model']} = {ratio:.1f})")
-        lines.append("")
+            ratio = dnn / max(row[clock + "_mean"], 1e-12)
+            claim.append(fill(t, "claim_row", data_set=row["data set"], features=row["features"],
+                              model=row["model"], seconds=f"{row[clock + '_mean']:.3f}",
+                              dnn=f"{dnn:.3f}", ratio=f"{ratio:.1f}",
+                              dnn_features="" if dnn_kind == row["features"] else
+                              f" (on {dnn_kind} features)"))
+        if claim:
+            lines += [fill(t, "claim")] + claim + [""]
     return "\n".join(lines)
+
+
+def _dnn_time(time_rows, name, kind, clock):
+    """(mean DNN time, its feature kind) on ``kind``, else on connectivity features."""
+    for k in (kind, "connectivity"):
+        found = _mean_of(time_rows, (name, k, "DNN"), clock)
+        if found is not None:
+            return found[0], k
+    return None, None
 
 
 def _mean_of(rows, key, field="accuracy"):
@@ -458,8 +457,8 @@ def target_checks(meta, rows, time_rows, loso_rows):
     def ratio(kind, model, rws=time_rows):
         clock = CPU if time_rows and CPU + "_mean" in time_rows[0] else TIME
         t = _mean_of(rws, (name, kind, model), clock)
-        dnn = _mean_of(time_rows, (name, kind, "DNN"), clock)
-        return None if t is None or dnn is None else dnn[0] / max(t[0], 1e-12)
+        dnn, _ = _dnn_time(time_rows, name, kind, clock)
+        return None if t is None or dnn is None else dnn / max(t[0], 1e-12)
 
     b = best(FASTELM_MODELS, rows, kinds)
     if b is not None:
@@ -488,58 +487,73 @@ def target_checks(meta, rows, time_rows, loso_rows):
     return out
 
 
-def real_data_notes(meta, rows, time_rows, loso_rows, loso_table):
+def real_data_notes(meta, rows, time_rows, loso_rows, loso_table, t=None):
     """The real-data sections of notes.md: leave-site-out, per site, permutation test, the
     literature and the targets."""
+    t = t or read_template(TEMPLATE)
     lines = []
     if loso_table:
-        lines += ["", "## Leave one site out", "",
-                  "Each site in turn is the test set (LeaveOneGroupOut on SITE_ID); mean ± sd "
-                  "over the sites (every site counts once, whatever its size). Per-site "
-                  "figures in `leave_site_out_records.csv` and `leave_site_out.png`.", "",
-                  loso_table]
+        lines += ["", fill(t, "loso", table=loso_table)]
+
+    def counts(key):
+        return "; ".join(f"{k}: " + ", ".join(f"{_fmt(v)}: {n}" for v, n in sorted(
+            c.items(), key=lambda kv: _order(kv[0]))) for k, c in meta[key].items())
+
     if meta.get("penalties"):
-        lines += ["", "Penalties chosen inside the training folds (value: folds): " + "; ".join(
-            f"{key}: " + ", ".join(f"{float(v):g}: {n}" for v, n in sorted(
-                counts.items(), key=lambda kv: float(kv[0])))
-            for key, counts in meta["penalties"].items()) + "."]
+        lines += ["", fill(t, "penalties", penalties=counts("penalties"))]
+    if meta.get("direct_links"):
+        lines += ["", fill(t, "links", links=counts("direct_links"))]
     if meta.get("site_accuracy"):
-        lines += ["", "Per-site accuracy of the cross-validation (out-of-fold predictions, "
-                  "pooled over repeats): `per_site.md`, `per_site.png`."]
+        lines += ["", fill(t, "per_site")]
     perm = meta.get("permutation")
     if perm:
-        fixed = (f" (BLS at C = {perm['reg']:g}, the penalty BLS-CV's inner CV chose most "
-                 "often; each permutation refits the readout on the split's label-free BLS "
-                 "layer but does not re-select C)" if perm["model"] == "BLS-CV" else "")
-        lines += ["", "## Permutation test", "",
-                  f"{perm['model']}{fixed} on {perm['features']} features: pooled CV accuracy "
-                  f"{perm['accuracy']:.3f}; labels shuffled within each site "
-                  f"{perm['n_permutations']} times, same folds: permuted accuracy mean "
-                  f"{perm['permuted_mean']:.3f}, max {perm['permuted_max']:.3f}; "
-                  f"p = {perm['pvalue']:.4f} (the smallest attainable is "
-                  f"{1 / (1 + perm['n_permutations']):.4f})."]
-    lines += ["", "## Against the literature", "",
-              "| source | method | ABIDE I accuracy |", "|---|---|---|"]
-    lines += [f"| {who} | {how} | {acc:.2f} |" for who, how, acc in LITERATURE]
+        links = " with direct links" if perm.get("direct_links") else ""
+        fixed = (fill(t, "permutation_fixed", reg=f"{perm['reg']:g}", links=links)
+                 if perm["model"] == "BLS-CV" else "")
+        lines += ["", fill(t, "permutation", model=perm["model"], fixed=fixed,
+                           features=perm["features"], accuracy=f"{perm['accuracy']:.3f}",
+                           n_permutations=perm["n_permutations"],
+                           permuted_mean=f"{perm['permuted_mean']:.3f}",
+                           permuted_max=f"{perm['permuted_max']:.3f}",
+                           pvalue=f"{perm['pvalue']:.4f}",
+                           smallest=f"{1 / (1 + perm['n_permutations']):.4f}")]
+    lines += ["", fill(t, "literature")]
+    lines += [fill(t, "literature_row", source=who, method=how, accuracy=f"{acc:.2f}")
+              for who, how, acc in LITERATURE]
     name = next(iter(meta["data"]))
     for r in rows:
         if r["model"] in FASTELM_MODELS + ("logistic l2", "DNN"):
-            lines.append(f"| this run | {r['model']}, {r['features']} features, "
-                         f"{meta['settings']['n_splits']}-fold CV | {r['accuracy_mean']:.3f} |")
+            lines.append(fill(t, "literature_row", source="this run",
+                              method=f"{r['model']}, {r['features']} features, "
+                                     f"{meta['settings']['n_splits']}-fold CV",
+                              accuracy=f"{r['accuracy_mean']:.3f}"))
     for r in loso_rows:
         if r["model"] in FASTELM_MODELS + ("logistic l2",):
-            lines.append(f"| this run | {r['model']}, {r['features']} features, leave one site "
-                         f"out | {r['accuracy_mean']:.3f} |")
+            lines.append(fill(t, "literature_row", source="this run",
+                              method=f"{r['model']}, {r['features']} features, leave one "
+                                     "site out", accuracy=f"{r['accuracy_mean']:.3f}"))
     checks = target_checks(meta, rows, time_rows, loso_rows)
     if checks:
-        lines += ["", "## Targets", "", "| target | figure | met |", "|---|---|---|"]
-        lines += [f"| {what} | {fig:.3f} | {'yes' if ok else 'no'} |"
-                  for what, fig, ok in checks]
+        lines += ["", fill(t, "targets")]
+        lines += [fill(t, "target_row", target=what, figure=f"{fig:.3f}",
+                       met="yes" if ok else "no") for what, fig, ok in checks]
         missed = [what for what, _, ok in checks if not ok]
-        lines += ["", "All targets met." if not missed else
-                  "Not met: " + "; ".join(missed) + ". See the results above for what was "
-                  "measured; penalties were only ever chosen inside training folds."]
-    lines += ["", f"Data set {name}: every number above is a test-fold figure; no setting "
-              "was tuned on test folds (the penalties of BLS-CV and ELM-CV are chosen by an "
-              "inner 5-fold CV of each training fold)."]
+        lines += ["", fill(t, "targets_missed", missed="; ".join(missed)) if missed else
+                  fill(t, "targets_met")]
+    lines += ["", fill(t, "no_tuning", data_set=name)]
     return lines
+
+
+def _fmt(value):
+    """A chosen value as written in run.json's counts ('0.01', 'True') for the notes."""
+    try:
+        return f"{float(value):g}"
+    except ValueError:
+        return value
+
+
+def _order(value):
+    try:
+        return (0, float(value))
+    except ValueError:
+        return (1, value)

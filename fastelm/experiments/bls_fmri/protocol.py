@@ -121,12 +121,52 @@ class FoldFeatures:
             return self._folds[key]
         if self.series is None:
             raise ValueError(f"{kind!r} features need the subjects' series")
-        transformer = ConnectomeTransformer(kind=kind)
-        out = transformer.fit_transform(self.series[train]), transformer.transform(
-            self.series[test])
+        out = _fit_fold_kind(self.series, kind, train, test)
         if self.cache_folds:
             self._folds[key] = out
         return out
+
+    def precompute(self, kind, splits, n_jobs=1, threads=1):
+        """Fit ``kind`` (a FOLD_KINDS kind) on every split's training subjects, ``n_jobs``
+        splits at a time (each on ``threads`` threads), and keep the matrices: once per split,
+        shared by the split's models, the permutation test and the worker processes."""
+        todo = [(tr, te) for tr, te, *_ in splits
+                if (kind, te.tobytes(), tr.tobytes()) not in self._folds]
+        if kind not in FOLD_KINDS or not todo:
+            return
+        if self.series is None:
+            raise ValueError(f"{kind!r} features need the subjects' series")
+        if n_jobs is not None and n_jobs > 1 and len(todo) > 1:
+            from joblib import Parallel, delayed
+            outs = Parallel(n_jobs=n_jobs)(
+                delayed(_fit_fold_kind)(self.series, kind, tr, te, threads) for tr, te in todo)
+        else:
+            outs = [_fit_fold_kind(self.series, kind, tr, te, threads) for tr, te in todo]
+        for (tr, te), out in zip(todo, outs):
+            self._folds[(kind, te.tobytes(), tr.tobytes())] = out
+
+    def view(self, kinds, train, test):
+        """A :class:`SplitFeatures` holding only this split's matrices of ``kinds`` (what a
+        worker process needs, instead of every subject's series and every split)."""
+        return SplitFeatures({k: self.split(k, train, test) for k in kinds}, self.phenotypes)
+
+
+def _fit_fold_kind(series, kind, train, test, threads=None):
+    """(X_train, X_test) of a fold kind: ``ConnectomeTransformer(kind)`` fitted on the
+    training subjects' series only."""
+    with limit_threads(threads):
+        transformer = ConnectomeTransformer(kind=kind)
+        return transformer.fit_transform(series[train]), transformer.transform(series[test])
+
+
+class SplitFeatures:
+    """One split's feature matrices ``{kind: (X_train, X_test)}`` (a :meth:`FoldFeatures.view`)."""
+
+    def __init__(self, matrices, phenotypes=None):
+        self.matrices, self.phenotypes = matrices, phenotypes
+
+    def split(self, kind, train, test):
+        return self.matrices[kind]
 
 
 def fit_timed(estimator, X, y):
@@ -204,21 +244,31 @@ def _one_split(features, kinds, y, models, split, i, random_state, pos_label, wa
                 penalty = _chosen_penalty(estimator)
                 if penalty is not None:
                     rec["penalty"] = penalty
+                links = _chosen(estimator, ("direct_links_",))
+                if links is not None:
+                    rec["direct_links"] = bool(links)
                 if site is not None:
                     rec["site"] = site
                 records.append(rec)
     return records, predictions
 
 
+def _chosen(estimator, names):
+    """The first fitted attribute of ``names`` a CV estimator (or a pipeline's last step)
+    has; None for other estimators."""
+    last = estimator.steps[-1][1] if isinstance(estimator, Pipeline) else estimator
+    for name in names:
+        value = getattr(last, name, None)
+        if value is not None:
+            return value
+    return None
+
+
 def _chosen_penalty(estimator):
     """The penalty a CV estimator chose (``reg_`` or ``alpha_``), also as a pipeline's last
     step; None for other estimators."""
-    last = estimator.steps[-1][1] if isinstance(estimator, Pipeline) else estimator
-    for name in ("reg_", "alpha_"):
-        value = getattr(last, name, None)
-        if value is not None:
-            return float(value)
-    return None
+    value = _chosen(estimator, ("reg_", "alpha_"))
+    return None if value is None else float(value)
 
 
 def run_splits(features, kinds, y, models, splits, random_state=0, *, pos_label=1,
@@ -240,8 +290,11 @@ def run_splits(features, kinds, y, models, splits, random_state=0, *, pos_label=
     tail = (random_state, pos_label, warm_up, threads, sites, set(skip))
     if n_jobs is not None and n_jobs > 1 and len(splits) > 1:
         from joblib import Parallel, delayed
-        parts = Parallel(n_jobs=n_jobs)(delayed(_one_split)(features, *args, split, i, *tail)
-                                        for i, split in enumerate(splits))
+        parts = Parallel(n_jobs=n_jobs)(
+            delayed(_one_split)(features.view(kinds, split[0], split[1])
+                                if hasattr(features, "view") else features,
+                                *args, split, i, *tail)
+            for i, split in enumerate(splits))
     else:
         parts = [_one_split(features, *args, split, i, *tail) for i, split in enumerate(
             progress_bar(splits, desc, total=len(splits), enabled=progress))]

@@ -33,18 +33,21 @@ SETTINGS = {
     "quick": dict(n_subjects=80, n_rois=30, lengths=(60, 90), n_sites=2, effect_size=1.0,
                   n_splits=5, n_repeats=1, dnn_max_iter=10),
 }
-#: real data (``--data``): 10-fold CV on site × diagnosis on connectivity features (add
-#: ``--features connectivity tangent`` for tangent-space features, refitted per fold: ~100 s of
-#: one core per fold of 764 subjects × 200 ROIs), leave-one-site-out without the DNN (its 18
-#: fits would cost more than the rest together), and a permutation test of the best BLS model
-#: (:func:`protocol.bls_permutation_test`). quick: 200
-#: subjects drawn stratified by site × diagnosis, 5 folds, the DNN capped at 10 epochs.
-#: ``dnn_folds``: run the DNN on the first k CV folds only (None: all).
+#: real data (``--data``): 10-fold CV on site × diagnosis on connectivity (Fisher-z
+#: correlation) and tangent-space features (the tangent reference refitted on each training
+#: fold, once per fold, the folds ``n_jobs`` at a time), leave-one-site-out on connectivity
+#: features without the DNN (its 18 fits would cost more than the rest together), and a
+#: permutation test of the best BLS model (:func:`protocol.bls_permutation_test`).
+#: ``kind_skip``: models left out on a feature kind (the DNN on tangent features, for time).
+#: quick: 200 subjects drawn stratified by site × diagnosis, 5 folds, the DNN capped at 10
+#: epochs. ``dnn_folds``: run the DNN on the first k CV folds only (None: all).
 REAL_SETTINGS = {
-    "full": dict(n_splits=10, n_repeats=1, dnn_max_iter=200, features=("connectivity",),
+    "full": dict(n_splits=10, n_repeats=1, dnn_max_iter=200,
+                 features=("connectivity", "tangent"), kind_skip={"tangent": ("DNN",)},
                  loso_features=("connectivity",), loso_skip=("DNN",),
                  n_permutations=99, subsample=None, n_jobs=2, dnn_folds=None),
-    "quick": dict(n_splits=5, n_repeats=1, dnn_max_iter=10, features=("connectivity",),
+    "quick": dict(n_splits=5, n_repeats=1, dnn_max_iter=10,
+                  features=("connectivity", "tangent"), kind_skip={"tangent": ("DNN",)},
                   loso_features=("connectivity",), loso_skip=("DNN",), n_permutations=19,
                   subsample=200, n_jobs=2, dnn_folds=None),
 }
@@ -188,7 +191,7 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
     if models is None:
         models = default_models(cfg["dnn_max_iter"], cfg.get("bls_params"), extended=real)
     os.makedirs(out_dir, exist_ok=True)
-    records, loso_records, data, predictions = [], [], {}, {}
+    records, loso_records, data = [], [], {}
     extra = {}
 
     def _meta():
@@ -245,35 +248,51 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
         n_jobs = cfg["n_jobs"]
         skip = [("DNN", i) for i in range(len(splits))
                 if cfg["dnn_folds"] is not None and i >= cfg["dnn_folds"]]
-        recs, predictions = run_splits(ff, features, y, models, splits, seed, threads=threads,
-                                       progress=progress, desc=f"{name} CV", n_jobs=n_jobs,
-                                       skip=skip)
-        records = [dict(r, **{"data set": name}) for r in recs]
-        extra["penalties"] = _penalty_counts(records)
-        extra["site_accuracy"] = _site_accuracy(predictions, y, site_of)
+        kind_skip = cfg.get("kind_skip") or {}
+        records, predictions, loso_records = [], {}, []
 
         def checkpoint(stage):  # outputs so far, so that a long run leaves results early
             extra["completed"] = stage
+            extra["penalties"] = _penalty_counts(records)
+            extra["direct_links"] = _penalty_counts(records, "direct_links")
+            extra["site_accuracy"] = _site_accuracy(predictions, y, site_of)
             write_outputs(out_dir, records, _meta(), loso_records)
 
-        checkpoint("cross-validation")
-        if n_sites > 1 and cfg["loso_features"]:
-            loso_models = {k: m for k, m in models.items() if k not in cfg["loso_skip"]}
-            recs, _ = run_splits(ff, [f for f in cfg["loso_features"]], y, loso_models,
-                                 site_splits(site_of), seed, threads=threads,
-                                 progress=progress, desc=f"{name} leave-site-out",
-                                 sites=site_of, n_jobs=n_jobs)
-            loso_records = [dict(r, **{"data set": name}) for r in recs]
-            checkpoint("cross-validation, leave-site-out")
+        # the leave-site-out kinds first, then leave-site-out, then the other kinds: a run
+        # stopped early has the main comparison
+        loso_kinds = [f for f in features if f in cfg["loso_features"]] if n_sites > 1 else []
+        done = []
+        for feat in loso_kinds + [f for f in features if f not in loso_kinds]:
+            ff.precompute(feat, splits, n_jobs, threads)  # once per fold, shared by all
+            kind_models = {k: m for k, m in models.items() if k not in kind_skip.get(feat, ())}
+            recs, preds = run_splits(ff, [feat], y, kind_models, splits, seed,
+                                     threads=threads, progress=progress,
+                                     desc=f"{name} CV {feat}", n_jobs=n_jobs, skip=skip)
+            records += [dict(r, **{"data set": name}) for r in recs]
+            predictions.update(preds)
+            done.append(feat)
+            checkpoint(f"cross-validation ({', '.join(done)})")
+            if loso_kinds and feat == loso_kinds[-1]:
+                loso_models = {k: m for k, m in models.items() if k not in cfg["loso_skip"]}
+                recs, _ = run_splits(ff, loso_kinds, y, loso_models, site_splits(site_of),
+                                     seed, threads=threads, progress=progress,
+                                     desc=f"{name} leave-site-out", sites=site_of,
+                                     n_jobs=n_jobs)
+                loso_records += [dict(r, **{"data set": name}) for r in recs]
+                checkpoint(f"cross-validation ({', '.join(done)}), leave-site-out")
+        extra["penalties"] = _penalty_counts(records)
+        extra["direct_links"] = _penalty_counts(records, "direct_links")
+        extra["site_accuracy"] = _site_accuracy(predictions, y, site_of)
         best = _best_fastelm(records, ("BLS", "BLS-CV"))
         if best is not None and cfg["n_permutations"] > 0:
             kind, model_name, _ = best
             bls, reg = _fixed_bls(models[model_name], extra["penalties"].get(
-                f"{model_name} | {kind}"))
+                f"{model_name} | {kind}"), extra["direct_links"].get(f"{model_name} | {kind}"))
             perm = bls_permutation_test(ff, kind, y, bls, reg, splits, cfg["n_permutations"],
                                         seed, groups=site_of, threads=threads,
                                         progress=progress)
             extra["permutation"] = {"features": kind, "model": model_name, "reg": reg,
+                                    "direct_links": bool(bls.direct_links),
                                     "accuracy": perm["accuracy"], "pvalue": perm["pvalue"],
                                     "n_permutations": perm["n_permutations"],
                                     "permuted_mean": float(perm["permuted"].mean()),
@@ -284,20 +303,22 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
     return result
 
 
-def _penalty_counts(records):
-    """{'model | features': {penalty: folds}} of the penalties CV estimators chose."""
+def _penalty_counts(records, field="penalty"):
+    """{'model | features': {value: folds}} of the penalties (or another ``field``, e.g.
+    ``direct_links``) CV estimators chose."""
     out = {}
     for r in records:
-        if "penalty" in r:
+        if field in r:
             key = f"{r['model']} | {r['features']}"
             out.setdefault(key, {})
-            out[key][repr(r["penalty"])] = out[key].get(repr(r["penalty"]), 0) + 1
+            out[key][repr(r[field])] = out[key].get(repr(r[field]), 0) + 1
     return out
 
 
-def _fixed_bls(model, counts):
+def _fixed_bls(model, counts, link_counts=None):
     """(BLSClassifier, reg): a BLS model at a fixed penalty — its own reg, or for BLS-CV the
-    penalty chosen in most folds (the smaller on a tie) with BLS-CV's layer parameters."""
+    penalty chosen in most folds (the smaller on a tie) and the direct links chosen in most
+    folds (without on a tie), with BLS-CV's layer parameters."""
     from ...bls import BLSClassifier
 
     if isinstance(model, BLSClassifier):
@@ -305,6 +326,8 @@ def _fixed_bls(model, counts):
     params = {k: v for k, v in model.get_params(deep=False).items()
               if k in BLSClassifier().get_params()}
     reg = min(counts, key=lambda r: (-counts[r], float(r)))
+    links = link_counts or {"False": 1}
+    params["direct_links"] = max(links, key=lambda v: (links[v], v == "False")) == "True"
     return BLSClassifier(**params), float(reg)
 
 
