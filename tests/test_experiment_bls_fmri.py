@@ -426,16 +426,18 @@ def test_main_reports_user_errors_in_one_line(tmp_path, capsys):
     assert exp.main(["--data", str(tmp_path / "nope"), "--out", str(tmp_path / "o")]) == 2
 
 
-def test_bls_permutation_test_equals_refitting_bls(tmp_path):
+@pytest.mark.parametrize("direct_links", [False, True])
+def test_bls_permutation_test_equals_refitting_bls(tmp_path, direct_links):
     """The fast path (one BLS layer per split, readouts per permutation) gives the accuracies
-    of refitting the whole BLS on every shuffled label vector."""
+    of refitting the whole BLS on every shuffled label vector, with direct links too."""
     make_synthetic_abide(tmp_path, n_subjects=40, n_rois=8, lengths=(40, 60), n_sites=2,
                          effect_size=1.0, random_state=5)
     bunch = _series_of(tmp_path)
     strata = np.char.add(bunch.sites.astype(str), bunch.target.astype(str))
     splits = exp.cv_splits(bunch.target, strata, n_splits=4, random_state=0)
     ff = exp.FoldFeatures(bunch.series)
-    model = BLSClassifier(n_enhancement=30, reg=0.1, preprocessing="reference")
+    model = BLSClassifier(n_enhancement=30, reg=0.1, preprocessing="reference",
+                          direct_links=direct_links)
     kw = dict(n_permutations=6, random_state=2, groups=bunch.sites, progress=False)
     fast = exp.bls_permutation_test(ff, "connectivity", bunch.target, model, 0.1, splits, **kw)
     slow = exp.permutation_test(ff, "connectivity", bunch.target, model, splits, **kw)
@@ -455,3 +457,31 @@ def test_extended_models_fit_small_folds():
         model = exp.reseed(models[name], 0).fit(X, y)
         assert model.score(X, y) > 0.9, name
     assert models["ELM-CV"][1].pca_.n_components_ == 40
+
+
+def test_tangent_folds_precomputed_in_parallel_equal_each_split(tmp_path):
+    """FoldFeatures.precompute fits the tangent reference once per split (here in two
+    processes) with the values of split() on a fresh instance; view() hands a worker only
+    its split's matrices."""
+    make_synthetic_abide(tmp_path, n_subjects=24, n_rois=6, lengths=(40, 60), n_sites=2,
+                         random_state=3)
+    bunch = _series_of(tmp_path)
+    splits = exp.cv_splits(bunch.target, None, n_splits=3, random_state=0)
+    ff = exp.FoldFeatures(bunch.series)
+    ff.precompute("tangent", splits, n_jobs=2)
+    assert len(ff._folds) == 3
+    for train, test, _, _ in splits:
+        want = exp.FoldFeatures(bunch.series).split("tangent", train, test)
+        got = ff.view(["tangent"], train, test).split("tangent", train, test)
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_fixed_bls_takes_the_majority_penalty_and_links():
+    from fastelm.experiments.bls_fmri.reproduce import _fixed_bls
+
+    cv = exp.default_models(extended=True)["BLS-CV"]
+    bls, reg = _fixed_bls(cv, {"0.01": 3, "1.0": 3, "10.0": 1}, {"True": 4, "False": 3})
+    assert reg == 0.01 and bls.direct_links is True
+    bls, _ = _fixed_bls(cv, {"1.0": 1}, {"True": 2, "False": 2})
+    assert bls.direct_links is False
