@@ -438,6 +438,8 @@ def test_bls_permutation_test_equals_refitting_bls(tmp_path, direct_links):
     ff = exp.FoldFeatures(bunch.series)
     model = BLSClassifier(n_enhancement=30, reg=0.1, preprocessing="reference",
                           direct_links=direct_links)
+    if direct_links:  # a pipeline with a label-free scaler, as the reproduction's BLS-CV
+        model = make_pipeline(StandardScaler(), model)
     kw = dict(n_permutations=6, random_state=2, groups=bunch.sites, progress=False)
     fast = exp.bls_permutation_test(ff, "connectivity", bunch.target, model, 0.1, splits, **kw)
     slow = exp.permutation_test(ff, "connectivity", bunch.target, model, splits, **kw)
@@ -482,6 +484,7 @@ def test_fixed_bls_takes_the_majority_penalty_and_links():
 
     cv = exp.default_models(extended=True)["BLS-CV"]
     bls, reg = _fixed_bls(cv, {"0.01": 3, "1.0": 3, "10.0": 1}, {"True": 4, "False": 3})
-    assert reg == 0.01 and bls.direct_links is True
-    bls, _ = _fixed_bls(cv, {"1.0": 1}, {"True": 2, "False": 2})
+    assert reg == 0.01 and bls[-1].direct_links is True
+    assert type(bls[0]).__name__ == "StandardScaler"  # the pipeline's scaler kept
+    bls, _ = _fixed_bls(cv[-1], {"1.0": 1}, {"True": 2, "False": 2})
     assert bls.direct_links is False

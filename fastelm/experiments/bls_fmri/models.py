@@ -48,9 +48,10 @@ WHY = {
     "BLS": "by default the paper's ABIDE-UM settings (n = 10 windows, k = 10, q = 2000, s = 0.8, "
            "C = 2^-30); inputs scaled as the reference code does (each sample z-scored), so no "
            "scaler",
-    "BLS-CV": "the paper's BLS layer with the readout penalty C (1e-3 … 1e7) and direct "
-              "input-output links (with or without) chosen by 5-fold CV inside each training "
-              "fold (one layer per inner split, every C from one kernel of its rows)",
+    "BLS-CV": "the paper's BLS layer (its per-sample z-scoring too) on standardised inputs, "
+              "like the other comparators', with the readout penalty C (1e-3 … 1e7) and "
+              "direct input-output links (with or without) chosen by 5-fold CV inside each "
+              "training fold (one layer per inner split, every C from one kernel of its rows)",
     "ELM-CV": "tanh ELM (500 nodes) whose penalty (0.1 … 1e9) and direct input-output links "
               "are chosen by 5-fold CV inside each training fold, on the first 300 principal "
               "components (whitened, rows scaled to unit expected norm) "
@@ -139,8 +140,8 @@ def default_models(dnn_max_iter=200, bls_params=None, extended=False):
     if bls_cv is not None:
         params = {k: v for k, v in bls.items() if k != "reg"}
         params.pop("direct_links", None)
-        extra["BLS-CV"] = bls_cv(regs=BLS_CV_REGS, cv=INNER_FOLDS, direct_links=[False, True],
-                                 **params)
+        extra["BLS-CV"] = make_pipeline(StandardScaler(), bls_cv(
+            regs=BLS_CV_REGS, cv=INNER_FOLDS, direct_links=[False, True], **params))
         extra["ELM-CV"] = make_pipeline(
             StandardScaler(), TopComponents(ELM_CV_PCA, unit_rows=True),
             elm_cv(n_hidden=ELM_CV_HIDDEN, alphas=ELM_CV_ALPHAS, direct_links=[False, True],

@@ -403,8 +403,8 @@ def permutation_test(features, kind, y, model, splits, n_permutations=100, rando
 
 def bls_permutation_test(features, kind, y, model, reg, splits, n_permutations=99,
                          random_state=0, *, groups=None, threads=1, progress=True):
-    """:func:`permutation_test` of a BLS classifier at a fixed penalty ``reg``, exactly, at the
-    cost of one broad layer per split.
+    """:func:`permutation_test` of a BLS classifier (or a pipeline of label-free steps ending in
+    one) at a fixed penalty ``reg``, exactly, at the cost of one broad layer per split.
 
     A BLS layer (input scaling, sparse autoencoders, enhancement nodes) is learned without
     the labels, so each split's layer I (training rows) and I_test is built once; for the
@@ -424,8 +424,15 @@ def bls_permutation_test(features, kind, y, model, reg, splits, n_permutations=9
     with limit_threads(threads):
         for i, (train, test, _, _) in enumerate(splits):
             X_train, X_test = features.split(kind, train, test)
-            est = reseed(clone(model).set_params(reg=reg), _fold_seed(random_state, i))
-            est.fit(X_train, y[train])
+            est = clone(model)
+            if isinstance(est, Pipeline):  # label-free steps (a scaler) before the BLS
+                est.set_params(**{f"{est.steps[-1][0]}__reg": reg})
+            else:
+                est.set_params(reg=reg)
+            est = reseed(est, _fold_seed(random_state, i)).fit(X_train, y[train])
+            if isinstance(est, Pipeline):
+                X_train, X_test = est[:-1].transform(X_train), est[:-1].transform(X_test)
+                est = est[-1]
             I_train, I_test = est.broad_features(X_train), est.broad_features(X_test)
             G = I_train @ I_train.T
             G[np.diag_indices_from(G)] += reg

@@ -292,7 +292,7 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
                                         seed, groups=site_of, threads=threads,
                                         progress=progress)
             extra["permutation"] = {"features": kind, "model": model_name, "reg": reg,
-                                    "direct_links": bool(bls.direct_links),
+                                    "direct_links": bool(_last(bls).direct_links),
                                     "accuracy": perm["accuracy"], "pvalue": perm["pvalue"],
                                     "n_permutations": perm["n_permutations"],
                                     "permuted_mean": float(perm["permuted"].mean()),
@@ -319,8 +319,15 @@ def _fixed_bls(model, counts, link_counts=None):
     """(BLSClassifier, reg): a BLS model at a fixed penalty — its own reg, or for BLS-CV the
     penalty chosen in most folds (the smaller on a tie) and the direct links chosen in most
     folds (without on a tie), with BLS-CV's layer parameters."""
+    from sklearn.base import clone
+    from sklearn.pipeline import Pipeline
+
     from ...bls import BLSClassifier
 
+    if isinstance(model, Pipeline):  # label-free steps (a scaler) before the BLS
+        bls, reg = _fixed_bls(model.steps[-1][1], counts, link_counts)
+        return Pipeline([(n, clone(s)) for n, s in model.steps[:-1]]
+                        + [(model.steps[-1][0], bls)]), reg
     if isinstance(model, BLSClassifier):
         return model, float(model.reg)
     params = {k: v for k, v in model.get_params(deep=False).items()
@@ -329,6 +336,11 @@ def _fixed_bls(model, counts, link_counts=None):
     links = link_counts or {"False": 1}
     params["direct_links"] = max(links, key=lambda v: (links[v], v == "False")) == "True"
     return BLSClassifier(**params), float(reg)
+
+
+def _last(model):
+    """A pipeline's last step, or the model itself."""
+    return model.steps[-1][1] if hasattr(model, "steps") else model
 
 
 def _best_fastelm(records, models=FASTELM_MODELS):
