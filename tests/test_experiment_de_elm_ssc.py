@@ -335,3 +335,19 @@ def test_command_line_merge_reports_the_table6_source_settings(tmp_path, capsys)
     # settings must be JSON
     assert exp.main(["--settings", "{runs: 2}", "--out", str(tmp_path / "x")]) == 2
     assert "argument --settings: not JSON" in capsys.readouterr().err
+
+
+def test_hidden_node_plot_axis_and_title():
+    """Figs. 3-4: the accuracy axis spans at least 0.1 (noise of a few rows is not drawn as a
+    trend) and covers every error bar; the title gives the run count and the bars' meaning."""
+    from fastelm.experiments.de_elm_ssc.outputs import MIN_ACCURACY_SPAN, hidden_axis
+
+    rows = [dict(test_accuracy_mean=m, test_accuracy_std=s, runs=5)
+            for m, s in ((0.951, 0.01), (0.955, 0.012), (0.949, 0.008))]
+    (lo, hi), bars = hidden_axis(rows, "test_accuracy")
+    assert hi - lo >= MIN_ACCURACY_SPAN and lo <= 0.939 and hi >= 0.967
+    assert bars == "5 runs, mean ± 1 sd"
+    ones = [dict(test_accuracy_mean=m, test_accuracy_std=0.0, runs=1) for m in (0.99, 1.0)]
+    (lo, hi), bars = hidden_axis(ones, "test_accuracy")
+    assert hi == 1.0 and abs((hi - lo) - MIN_ACCURACY_SPAN) < 1e-12
+    assert bars == "1 run, no error bars"

@@ -124,29 +124,58 @@ def _write_grid_matrix(rows, path):
     return path
 
 
+# the accuracy axis of Figs. 3-4 spans at least this much, so that differences of a few
+# test rows between node counts do not look like a trend
+MIN_ACCURACY_SPAN = 0.1
+
+
+def hidden_axis(rows, value):
+    """(y limits, title suffix) of one panel of Figs. 3-4: the limits cover every mean ± sd
+    and at least MIN_ACCURACY_SPAN of accuracy (clipped to [0, 1]); the suffix gives the run
+    count and what the bars are (none for a single run)."""
+    lo = min(r[value + "_mean"] - r[value + "_std"] for r in rows)
+    hi = max(r[value + "_mean"] + r[value + "_std"] for r in rows)
+    if hi - lo < MIN_ACCURACY_SPAN:
+        middle = (hi + lo) / 2
+        lo, hi = middle - MIN_ACCURACY_SPAN / 2, middle + MIN_ACCURACY_SPAN / 2
+    lo, hi = max(0.0, lo - 0.01), min(1.0, hi + 0.01)
+    if hi - lo < MIN_ACCURACY_SPAN:  # pushed against 0 or 1
+        lo, hi = (hi - MIN_ACCURACY_SPAN, hi) if hi >= 1.0 else (lo, lo + MIN_ACCURACY_SPAN)
+    runs = sorted({r["runs"] for r in rows})
+    count = "/".join(map(str, runs))
+    bars = "1 run, no error bars" if runs == [1] else f"{count} runs, mean ± 1 sd"
+    return (lo, hi), bars
+
+
 def plot_hidden(rows, path):
-    """Figs. 3-4 in one PNG: test (left) and validation (right) accuracy against nh.
-    Returns False (and writes nothing) when matplotlib is not installed."""
+    """Figs. 3-4 in one PNG: test (left) and validation (right) accuracy against nh, mean and
+    ± 1 sd bars over the runs (``hidden_axis``). Returns False (and writes nothing) when
+    matplotlib is not installed."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
         return False
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     for ax, value, title in zip(axes, ("test_accuracy", "validation_accuracy"),
                                 ("Fig. 3: test set", "Fig. 4: validation set")):
+        limits, bars = hidden_axis(rows, value)
         for method in DE_METHODS:
             mine = [r for r in rows if r["method"] == method]
-            ax.errorbar([r["n_hidden"] for r in mine], [r[value + "_mean"] for r in mine],
-                        yerr=[r[value + "_std"] for r in mine], marker="o", capsize=3,
-                        label=method)
+            x, y = [r["n_hidden"] for r in mine], [r[value + "_mean"] for r in mine]
+            if all(r["runs"] == 1 for r in mine):  # no spread: no bars in plot or legend
+                ax.plot(x, y, marker="o", label=method)
+            else:
+                ax.errorbar(x, y, yerr=[r[value + "_std"] for r in mine], marker="o",
+                            capsize=3, label=method)
         ax.axvline(PAPER["nh_plateau"], color="grey", ls=":", lw=1,
                    label=f"paper: levels off from ~{PAPER['nh_plateau']}")
+        ax.set_ylim(*limits)
         ax.set_xlabel("hidden nodes nh")
-        ax.set_title(f"{rows[0]['dataset']} — {title}")
+        ax.set_ylabel("accuracy")
+        ax.set_title(f"{rows[0]['dataset']} — {title}\n({bars})", fontsize=10)
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("accuracy")
     axes[0].legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)
