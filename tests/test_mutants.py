@@ -233,3 +233,15 @@ def test_pseudo_solve_cut_off_is_relative_to_the_largest_eigenvalue():
     with pytest.warns(LinAlgWarning):
         x = spd_solve(np.diag([1e-6, 1e-20]), np.ones((2, 1)))
     np.testing.assert_allclose(x.ravel(), [1e6, 1e20], rtol=1e-12)
+
+
+def test_pseudo_solve_of_a_zero_system_is_zero():
+    """K = 0 (alpha = 0 and all-zero hidden outputs): the pseudo-inverse keeps no eigenvalue
+    and the solution is 0, not 0/0 (kills the cut-off written with '>=')."""
+    from scipy.linalg import LinAlgWarning
+
+    from fastelm._ridge import spd_solve
+
+    with pytest.warns(LinAlgWarning):
+        x = spd_solve(np.zeros((3, 3)), np.ones((3, 2)))
+    np.testing.assert_array_equal(x, 0.0)
