@@ -8,6 +8,7 @@ import argparse
 import csv
 import os
 import sys
+from collections.abc import Callable, Sequence
 
 
 class CommandError(ValueError):
@@ -21,7 +22,9 @@ USER_ERRORS = (CommandError, OSError, ValueError, ImportError, csv.Error)
 EXIT_USAGE = 2  # as argparse exits on a bad command line
 
 
-def run_command(prog, parser, body, argv=None):
+def run_command(prog: str, parser: argparse.ArgumentParser,
+                body: Callable[[argparse.Namespace], int],
+                argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` with ``parser`` and return ``body(args)``'s exit status.
 
     A user error is one line ``prog: error: ...`` on stderr and exit status 2: a bad option
@@ -46,7 +49,7 @@ def run_command(prog, parser, body, argv=None):
         return EXIT_USAGE
 
 
-def _integer_option(text, minimum, rule):
+def _integer_option(text: str, minimum: int, rule: str) -> int:
     try:
         value = int(text)
     except ValueError:
@@ -56,25 +59,25 @@ def _integer_option(text, minimum, rule):
     return value
 
 
-def seed_option(text):
+def seed_option(text: str) -> int:
     """argparse type of ``--seed``: an integer ≥ 0 of any size (as the estimators'
     ``random_state``); argparse names the option in its message."""
     return _integer_option(text, 0, "a seed must be an integer >= 0")
 
 
-def positive_int_option(text):
+def positive_int_option(text: str) -> int:
     """argparse type of a count: an integer ≥ 1 (a count of 0 would run nothing)."""
     return _integer_option(text, 1, "must be at least 1")
 
 
-def directory_option(text):
+def directory_option(text: str) -> str:
     """argparse type of an input folder (``--data``): it must exist."""
     if not os.path.isdir(text):
         raise argparse.ArgumentTypeError(f"{text}: no such directory")
     return text
 
 
-def check_output_dir(path, option="--out"):
+def check_output_dir(path: str, option: str = "--out") -> str:
     """Create ``path`` and write a probe file in it, before any work (a typo must not cost a
     run); a CommandError naming ``option`` and the path if that fails. Returns ``path``."""
     if os.path.exists(path) and not os.path.isdir(path):
@@ -90,7 +93,7 @@ def check_output_dir(path, option="--out"):
     return path
 
 
-def check_output_file(path, option="--out"):
+def check_output_file(path: str, option: str = "--out") -> str:
     """Check that the file ``path`` can be written (its folder exists and is writable, it is
     not a folder) before any work; a CommandError naming ``option`` otherwise."""
     folder = os.path.dirname(os.path.abspath(path))

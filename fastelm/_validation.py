@@ -25,6 +25,9 @@ OPEN_FRACTION = [Interval(Real, 0, 1, closed="neither")]
 ACTIVATION = [StrOptions(set(ACTIVATIONS))]
 DTYPE = [StrOptions(set(DTYPES)), Options(type, set(DTYPES.values())),
          Options(np.dtype, {np.dtype(t) for t in DTYPES.values()})]
+# the types of the public API's annotations
+RandomState = int | np.random.RandomState | np.random.Generator | None
+DType = str | type | np.dtype
 # any seed numpy's default_rng takes (sklearn's "random_state" stops at 2**32 - 1)
 RANDOM_STATE = [None, Interval(Integral, 0, None, closed="left"), np.random.RandomState,
                 np.random.Generator]
@@ -61,7 +64,7 @@ def check_nonnegative(value, name):
     return float(check_parameter(value, name, NONNEGATIVE))
 
 
-def check_numeric_columns(X, owner):
+def check_numeric_columns(X: object, owner: str) -> object:
     """``X`` unless it is a DataFrame with non-numeric columns (strings, categories), which
     fails with a ValueError naming them and suggesting one-hot encoding (scikit-learn's message
     would be "could not convert string to float: 'm'")."""
@@ -86,7 +89,7 @@ def validate_data(estimator, X="no_validation", y="no_validation", **kwargs):
 # ---------------------------------------------------------------------------------------------
 # memory
 
-def available_memory():
+def available_memory() -> int | None:
     """Bytes of memory available to a new allocation now (Linux ``MemAvailable``, else free
     physical pages), or None when the platform does not say."""
     try:
@@ -102,7 +105,7 @@ def available_memory():
         return None
 
 
-def check_memory(nbytes, owner, parameters):
+def check_memory(nbytes: float, owner: str, parameters: str) -> None:
     """Refuse a fit whose largest arrays, estimated from its parameters and the data's shape
     (``nbytes``), exceed the memory available now, before anything is allocated: a ValueError
     naming ``parameters`` (the ones that set the size, e.g. "n_hidden=1000000000") and both

@@ -34,10 +34,13 @@ Choices where the paper is silent or ambiguous (each reachable by a parameter wh
   individual's validation RMSE (V both guides the DE and scores it, as in Algorithm 1 + 3).
 """
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Self
 
 import numpy as np
-from sklearn.base import ClassifierMixin, RegressorMixin, clone, is_classifier
+from numpy.typing import ArrayLike
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
 
 from ._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs, fit_bytes
 from ._hidden import check_activation, check_generator
@@ -45,7 +48,7 @@ from ._kernels import de as _de
 from ._ridge import ridge_fit
 from ._targets import TargetCoding
 from ._validation import (FRACTION, NONNEGATIVE, NONNEGATIVE_INT, OPEN_FRACTION, POSITIVE_INT,
-                          StrOptions, check_memory, validate_params)
+                          DType, RandomState, StrOptions, check_memory, validate_params)
 
 __all__ = ["DEELMClassifier", "DEELMRegressor", "StrategySelection", "scaling_factor",
            "select_strategy"]
@@ -59,7 +62,8 @@ READOUTS = ("train", "all")
 BOUNDS = (-1.0, 1.0)
 
 
-def scaling_factor(t, n_generations, schedule="nonlinear", f_min=0.2, f_max=0.6, f_constant=0.5):
+def scaling_factor(t: int, n_generations: int, schedule: str = "nonlinear", f_min: float = 0.2,
+                   f_max: float = 0.6, f_constant: float = 0.5) -> float:
     """The DE scaling factor F used to breed generation t + 1 from generation t.
 
     'constant': ``f_constant``; 'linear': Fmax − (Fmax − Fmin)·t/T (the inertia schedule the
@@ -239,11 +243,13 @@ class _DEELM(BaseRandomLayerReadout):
         "eelm_tol": NONNEGATIVE, "elitism": ["boolean"], "validation_fraction": OPEN_FRACTION,
         "readout": [StrOptions(set(READOUTS))]}
 
-    def __init__(self, n_hidden=30, activation="tanh", alpha=1e-3, strategy="rand/1",
-                 pop_size=20, n_generations=20, crossover=0.8, f_schedule="nonlinear",
-                 f_min=0.2, f_max=0.6, f_constant=0.5, selection="paper", eelm_tol=0.02,
-                 elitism=True, validation_fraction=0.5, readout="train", random_state=None,
-                 dtype="float64"):
+    def __init__(self, n_hidden: int = 30, activation: str = "tanh", alpha: float = 1e-3,
+                 strategy: str = "rand/1", pop_size: int = 20, n_generations: int = 20,
+                 crossover: float = 0.8, f_schedule: str = "nonlinear", f_min: float = 0.2,
+                 f_max: float = 0.6, f_constant: float = 0.5, selection: str = "paper",
+                 eelm_tol: float = 0.02, elitism: bool = True,
+                 validation_fraction: float = 0.5, readout: str = "train",
+                 random_state: RandomState = None, dtype: DType = "float64"):
         self.n_hidden = n_hidden
         self.activation = activation
         self.alpha = alpha
@@ -296,7 +302,8 @@ class _DEELM(BaseRandomLayerReadout):
         labels = T.argmax(axis=1) if is_classifier(self) else None
         return split_indices(rng, len(T), self.validation_fraction, labels)
 
-    def fit(self, X, y, X_val=None, y_val=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, X_val: ArrayLike | None = None,
+            y_val: ArrayLike | None = None) -> Self:
         """Evolve the hidden layer (W, b) by DE and fit the readout.
 
         Without ``X_val`` the data is split at random into L and V (``validation_fraction``,
@@ -526,7 +533,7 @@ class StrategySelection:
     rmse: np.ndarray
 
 
-def tally(rmse, strategies):
+def tally(rmse: ArrayLike, strategies: Sequence[str]) -> StrategySelection:
     """Votes (one per repetition, to the lowest RMSE; exact ties to the first) and RMSE sums;
     the winner has most votes, ties broken by the smaller RMSE sum, then by order."""
     rmse = np.asarray(rmse, dtype=np.float64)
@@ -538,9 +545,11 @@ def tally(rmse, strategies):
 
 @validate_params({"n_repeats": POSITIVE_INT, "batch_size": POSITIVE_INT},
                  prefer_skip_nested_validation=False)
-def select_strategy(X, y, n_repeats=125, *, estimator=None,
-                    strategies=("rand/1", "best/1", "best/2"), random_state=None,
-                    batch_size=25):
+def select_strategy(X: ArrayLike, y: ArrayLike, n_repeats: int = 125, *,
+                    estimator: BaseEstimator | None = None,
+                    strategies: Sequence[str] = ("rand/1", "best/1", "best/2"),
+                    random_state: RandomState = None, batch_size: int = 25
+                    ) -> StrategySelection:
     """Pick the DE mutation strategy for a data set by the paper's vote (Algorithm 1).
 
     ``n_repeats`` times: split (X, y) at random into L and V (the estimator's

@@ -9,10 +9,13 @@ Unlabelled rows are marked in ``y`` as in ``sklearn.semi_supervised`` (-1 by def
 """
 import numbers
 import warnings
+from collections.abc import Sequence
 from fractions import Fraction
 from math import ceil, floor
+from typing import Self
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_classifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.tree import DecisionTreeClassifier
@@ -22,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._hidden import check_generator
 from ._targets import check_two_classes
-from ._validation import NONNEGATIVE_INT, RANDOM_STATE, validate_data
+from ._validation import NONNEGATIVE_INT, RANDOM_STATE, RandomState, validate_data
 
 __all__ = ["TriTrainingClassifier", "check_no_nan_marker", "encode_labelled"]
 
@@ -130,7 +133,7 @@ def _unlabeled_mask(y, marker):
     return np.fromiter((v == marker for v in y.tolist()), dtype=bool, count=len(y))
 
 
-def check_no_nan_marker(y, unlabeled, owner):
+def check_no_nan_marker(y: ArrayLike, unlabeled: object, owner: str) -> ArrayLike:
     """``y`` if it has no NaN; a NaN in a semi-supervised ``y`` is most likely meant as the
     unlabelled marker, so the error says which marker is in use. Call before ``validate_data``
     (whose message would be "Input y contains NaN").
@@ -156,7 +159,8 @@ def check_no_nan_marker(y, unlabeled, owner):
     return y
 
 
-def encode_labelled(y, unlabeled, owner):
+def encode_labelled(y: np.ndarray, unlabeled: object, owner: str
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The labelled rows of a semi-supervised ``y`` and their class codes.
 
     Parameters
@@ -306,7 +310,9 @@ class TriTrainingClassifier(ClassifierMixin, BaseEstimator):
         "unlabeled": "no_validation",
     }
 
-    def __init__(self, estimator=None, random_state=None, max_iter=100, unlabeled=-1):
+    def __init__(self, estimator: BaseEstimator | Sequence[BaseEstimator] | None = None,
+                 random_state: RandomState = None, max_iter: int = 100,
+                 unlabeled: object = -1):
         self.estimator = estimator
         self.random_state = random_state
         self.max_iter = max_iter
@@ -329,7 +335,7 @@ class TriTrainingClassifier(ClassifierMixin, BaseEstimator):
                                  f"with _estimator_type 'classifier'), got {b!r}")
         return bases
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Tri-train on (X, y).
 
         Parameters
@@ -428,7 +434,7 @@ class TriTrainingClassifier(ClassifierMixin, BaseEstimator):
             mean_proba += _learner_proba(learner, X, codes, n_classes)
         return votes, mean_proba / len(self.estimators_)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class probabilities: 0.8 × vote shares + 0.2 × mean learner probability.
 
         Parameters
@@ -443,7 +449,7 @@ class TriTrainingClassifier(ClassifierMixin, BaseEstimator):
         """
         return _combine_votes(*self._votes_and_proba(X))
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Majority vote of the three learners (ties: highest mean probability, then first).
 
         Parameters
