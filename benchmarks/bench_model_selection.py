@@ -51,6 +51,28 @@ class TimeModelSelection:
         self.single.run()
 
 
+class TimeModelSelectionWide:
+    """ELMClassifierCV(direct_links=True) on wide inputs, all in the dual form: N = 400 rows ×
+    d = 5000 features, L = 400, 10 penalties × 4 nested sizes × 5 folds."""
+
+    timeout = 600
+    number, repeat = 1, 3
+
+    def setup(self):
+        from fastelm import ELMClassifierCV
+
+        self.X, self.y = wide_data(400, 5000)
+        self.model = ELMClassifierCV(n_hidden=400, alphas=list(10.0 ** np.arange(0, 10)),
+                                     hidden_sizes=[100, 200, 300, 400], direct_links=True,
+                                     cv=5, random_state=0)
+
+    def time_cv_fit_wide(self):
+        self.model.fit(self.X, self.y)
+
+    def peakmem_cv_fit_wide(self):
+        self.model.fit(self.X, self.y)
+
+
 def _timed(run, repeats):
     """(min wall, min CPU) seconds over ``repeats`` calls of ``run``."""
     walls, cpus = [], []

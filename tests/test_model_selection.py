@@ -236,16 +236,29 @@ def test_bad_grids_raise_one_line_value_errors(params, name):
     assert "\n" not in str(info.value)
 
 
-def test_bad_bls_grid_and_one_class_training_split():
+@pytest.mark.parametrize("Estimator, params, name", [
+    (BLSClassifierCV, dict(regs=[0.0]), "regs"), (BLSClassifierCV, dict(regs=[]), "regs"),
+    (BLSClassifierCV, dict(regs=[-2.0, 1.0]), "regs"),
+    (BLSClassifierCV, dict(direct_links=[]), "direct_links"),
+    (BLSRegressorCV, dict(scoring="neg_log_loss"), "scoring"),
+    (ELMRegressorCV, dict(scoring="roc_auc"), "scoring"),
+])
+def test_bad_bls_grids_and_probability_scorers_on_regressors(Estimator, params, name):
     X, y = classification_data(n=60, classes=2)
-    with pytest.raises(ValueError, match="regs"):
-        BLSClassifierCV(regs=[0.0]).fit(X, y)
+    with pytest.raises(ValueError, match=name) as info:
+        Estimator(**params).fit(X, y)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("Estimator", [ELMClassifierCV, BLSClassifierCV])
+def test_one_class_training_split(Estimator):
+    X, y = classification_data(n=60, classes=2)
     order = np.argsort(y, kind="stable")
     X, y = X[order], y[order]
     first = np.flatnonzero(y == y[0])  # a split training on one class only
     splits = [(first, np.setdiff1d(np.arange(60), first))]
     with pytest.raises(ValueError, match="cv") as info:
-        ELMClassifierCV(n_hidden=10, cv=splits).fit(X, y)
+        Estimator(cv=splits).fit(X, y)
     assert "\n" not in str(info.value)
 
 
