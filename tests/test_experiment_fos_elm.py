@@ -115,3 +115,14 @@ def test_quick_mode_end_to_end(tmp_path):
         assert (tmp_path / f).is_file()
     # every set is pruned in quick mode
     assert all(c["fewer_nodes"] for c in result["checks"].values())
+
+
+def test_one_repeat_notes_do_not_claim_a_spread(tmp_path):
+    """A single repeat: the tables show the value alone (no '± 0.0000') and the notes do not
+    test 'within one sd' against a zero sd."""
+    result = exp.run(quick=True, out_dir=str(tmp_path), repeats=1, datasets=["friedman2"],
+                     progress=False)
+    notes = (tmp_path / "notes.md").read_text()
+    assert "± 0.0000" not in notes and "± 0.0000" not in result["table"]
+    assert "n/a (1 run)" in notes and "cannot be tested" in notes
+    assert "The claim holds on" not in notes

@@ -88,16 +88,23 @@ def notes_text(table, checks, cfgs, quick, seed, n_repeats):
                           min_nodes=c["min_nodes"], initial=c["initial"], chunk=c["chunk"]))
     lines += ["", fill(t, "results", noise=f"{FRIEDMAN_NOISE:g}", table=table)]
     yes = {True: "yes", False: "**no**"}
+    one_run = "n/a (1 run)"  # a single repeat has no spread: the sd test cannot be made
     for name, c in checks.items():
         lines.append(fill(t, "claim", label=LABELS[name], L0=c["L0"],
                           final_nodes=f"{c['final_nodes']:.1f}", score_gap=f"{c['score_gap']:+.4f}",
-                          os_std=f"{c['os_std']:.4f}", fewer_nodes=yes[c["fewer_nodes"]],
-                          within_one_sd=yes[c["within_one_sd"]],
-                          fresh_gap=f"{c['fresh_gap']:+.4f}", holds=yes[c["holds"]]))
-    lines += ["", fill(t, "held", n_held=len(held), n=len(checks),
-                       names=f": {', '.join(LABELS[n] for n in held)}." if held else "."), ""]
+                          os_std=f"{c['os_std']:.4f}" if n_repeats > 1 else one_run,
+                          fewer_nodes=yes[c["fewer_nodes"]],
+                          within_one_sd=yes[c["within_one_sd"]] if n_repeats > 1 else one_run,
+                          fresh_gap=f"{c['fresh_gap']:+.4f}",
+                          holds=yes[c["holds"]] if n_repeats > 1 else one_run))
+    if n_repeats > 1:
+        lines += ["", fill(t, "held", n_held=len(held), n=len(checks),
+                           names=f": {', '.join(LABELS[n] for n in held)}." if held else "."),
+                  ""]
+    else:
+        lines += ["", fill(t, "held_one_run"), ""]
     for name, c in checks.items():
-        if c["holds"]:
+        if c["holds"] or n_repeats == 1:
             continue
         why = []
         if not c["fewer_nodes"]:
