@@ -245,3 +245,40 @@ def test_pseudo_solve_of_a_zero_system_is_zero():
     with pytest.warns(LinAlgWarning):
         x = spd_solve(np.zeros((3, 3)), np.ones((3, 2)))
     np.testing.assert_array_equal(x, 0.0)
+
+
+# ------------------------------------------------------------------ semi_supervised (cosmic-ray)
+
+def _semi_data():
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_samples=120, n_features=4, n_informative=3, n_redundant=0,
+                               n_classes=3, n_clusters_per_class=1, random_state=0)
+    y_semi = np.where(np.random.default_rng(0).random(120) < 0.6, -1, y)
+    return X, y_semi
+
+
+def test_tri_training_proba_of_learners_without_predict_proba_sums_to_one():
+    """Learners without predict_proba (RidgeClassifier) count as one-hot votes of weight 1:
+    every row's probabilities sum to 1 and their argmax is predict (kills 1.0 → 0.0 / 2.0)."""
+    from sklearn.linear_model import RidgeClassifier
+
+    from fastelm import TriTrainingClassifier
+
+    X, y = _semi_data()
+    clf = TriTrainingClassifier(RidgeClassifier(), random_state=0).fit(X, y)
+    proba = clf.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
+    np.testing.assert_array_equal(clf.classes_[proba.argmax(axis=1)], clf.predict(X))
+
+
+def test_tri_training_predict_does_not_refit_the_input_check():
+    """predict checks X against the fit's n_features_in_ (validate_data with reset=False): a
+    wrong width is refused naming TriTrainingClassifier and leaves n_features_in_ as fitted."""
+    from fastelm import ELMClassifier, TriTrainingClassifier
+
+    X, y = _semi_data()
+    clf = TriTrainingClassifier(ELMClassifier(n_hidden=10), random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="TriTrainingClassifier is expecting 4 features"):
+        clf.predict(X[:, :3])
+    assert clf.n_features_in_ == 4
