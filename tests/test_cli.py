@@ -198,3 +198,12 @@ def test_reproduce_prints_each_table_and_each_skip_reason_once(tmp_path, monkeyp
     for module, *_ in cli.EXPERIMENTS.values():
         assert f"| table of {module} |" in out
     assert "sat.trn" not in out and out.count("skipped (files not found") == 3
+
+
+@pytest.mark.parametrize("entry", list(MAINS))
+def test_every_help_is_plain_text_and_explains_seed(entry, capsys):
+    assert MAINS[entry](["--help"] if entry != "fastelm" else ["reproduce", "--help"]) == 0
+    text = capsys.readouterr().out
+    assert "`" not in text
+    seed_help = " ".join(text.split()).split("--seed SEED")[-1][:40]  # after the usage
+    assert seed_help.strip().lower().startswith("seeds"), seed_help
