@@ -282,3 +282,34 @@ def test_tri_training_predict_does_not_refit_the_input_check():
     with pytest.raises(ValueError, match="TriTrainingClassifier is expecting 4 features"):
         clf.predict(X[:, :3])
     assert clf.n_features_in_ == 4
+
+
+def test_tri_training_subsample_draws_distinct_unlabelled_rows(monkeypatch):
+    """The third branch of the update rule cuts L_i to a random subset: distinct rows, never
+    one unlabelled row twice (kills rng.choice(..., replace=True)). The rule is forced into
+    that branch (5 rows every round) and a base learner records the rows it is fitted on."""
+    from sklearn.base import BaseEstimator, ClassifierMixin
+
+    from fastelm import TriTrainingClassifier, semi_supervised
+
+    fits = []
+
+    class Recorder(ClassifierMixin, BaseEstimator):
+        def fit(self, X, y):
+            fits.append(X[:, 0].copy())
+            self.classes_ = np.unique(y)
+            return self
+
+        def predict(self, X):  # every learner agrees everywhere: all of U are candidates
+            return np.full(len(X), self.classes_[0])
+
+    monkeypatch.setattr(semi_supervised, "_update_decision", lambda e, ep, lp, n: (True, 5, 5))
+    rng = np.random.default_rng(0)
+    n_l, n_u = 20, 30
+    X = np.column_stack([np.arange(n_l + n_u), rng.standard_normal(n_l + n_u)])  # column 0: id
+    y = np.r_[np.arange(n_l) % 2, np.full(n_u, -1)]
+    TriTrainingClassifier(Recorder(), random_state=0, max_iter=10).fit(X, y)
+    refits = [ids[ids >= n_l] for ids in fits if (ids >= n_l).any()]
+    assert len(refits) >= 10  # the subsample branch ran
+    for unlabelled in refits:
+        assert len(np.unique(unlabelled)) == len(unlabelled) == 5
