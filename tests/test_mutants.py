@@ -313,3 +313,30 @@ def test_tri_training_subsample_draws_distinct_unlabelled_rows(monkeypatch):
     assert len(refits) >= 10  # the subsample branch ran
     for unlabelled in refits:
         assert len(np.unique(unlabelled)) == len(unlabelled) == 5
+
+
+def test_tri_training_bootstrap_keeps_a_draw_with_more_than_two_classes():
+    """A bootstrap of L is redrawn only when it holds a single class: a three-class draw is
+    kept (kills '>= 2' → '== 2', under which every draw of three classes would be rejected
+    until the whole of L is used)."""
+    from fastelm.semi_supervised import _bootstrap_indices
+
+    y = np.repeat([0, 1, 2], 20)
+    rows = _bootstrap_indices(y, np.random.default_rng(0))
+    assert np.unique(y[rows]).size == 3
+    assert not np.array_equal(np.sort(rows), np.arange(60))  # a real bootstrap, not all of L
+
+
+def test_tri_training_reseeds_nested_random_states():
+    """The three learners get different seeds also inside a Pipeline (get_params(deep=True));
+    with deep=False the nested ELMs would all keep random_state=7."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from fastelm import ELMClassifier, TriTrainingClassifier
+
+    X, y = _semi_data()
+    base = make_pipeline(StandardScaler(), ELMClassifier(n_hidden=10, random_state=7))
+    clf = TriTrainingClassifier(base, random_state=0, max_iter=0).fit(X, y)
+    seeds = [est.get_params()["elmclassifier__random_state"] for est in clf.estimators_]
+    assert len(set(seeds)) == 3 and 7 not in seeds
