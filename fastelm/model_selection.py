@@ -49,11 +49,11 @@ from sklearn.model_selection import ParameterGrid, check_cv
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs
-from ._gram import (DirectLinksMap, GramSums, HiddenMap, dual_readout, gram_sums,
-                    is_dask_input, kernel_prefixes)
+from ._gram import (BLOCK_BYTES, DirectLinksMap, GramSums, HiddenMap, dual_readout,
+                    gram_sums, is_dask_input, kernel_prefixes)
 from ._hidden import check_activation, check_dtype, check_generator, random_weights
 from ._ridge import RCOND_MIN, add_to_diagonal, serial_blas_if_small, spd_solve
-from ._validation import check_positive_int
+from ._validation import check_memory, check_positive_int
 from .bls import BLSClassifier, BLSRegressor, _BLS, serial_if_small
 from .elm import ELMClassifier, ELMRegressor
 
@@ -414,9 +414,14 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
                 len(tr) for tr, _ in folds):  # the dual form: few rows, gathered
             X, T = self._dask[0].gather(self._dask[1])
             self._dask = None
+        widths = {self._width(k, d, link) for k in sizes for link in links}
+        top = max(sizes)  # nodes drawn one by one: the first top are those of any L ≥ top
+        check_memory(_cv_bytes(n, d, top, dtype, widths, min(len(tr) for tr, _ in folds),
+                               len(folds)), type(self).__name__,
+                     f"n_hidden={L}, max(hidden_sizes)={max(sizes)}")
         template = self._template()
         scorer = _check_scorer(self.scoring, template)
-        W, b = random_weights(check_generator(self.random_state), d, L, dtype)
+        W, b = random_weights(check_generator(self.random_state), d, top, dtype)
         self._layer, self._sizes, self._alphas = HiddenMap(W, b, code), sizes, alphas
         self._totals, self._kernels = {}, {}
         link, a, s = self._search(X, y, T, alphas, sizes, links, scorer, folds, template)
@@ -482,6 +487,18 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
                 fold.A_val = pmap.transform(X[te] if self._dask is None else
                                             self._dask[0].take(te, pmap.dtype))
             yield fold
+
+
+def _cv_bytes(n, d, L, dtype, widths, n_train, n_folds):
+    """The largest arrays of an ELM CV fit, in bytes: W and b, the primal form's float64 sums
+    (per test fold, the total, a split's training sums and a factor: (F + 3)·P², P the widest
+    width ≤ n) and the dual form's n×n kernels (one per width > n kept for the refit, the
+    running one and a split's two blocks) with one column block of A."""
+    primal = max([p for p in widths if p <= n], default=0)
+    kept = sum(p > n for p in widths)
+    dual = 8.0 * (kept + 3) * float(n) ** 2 + BLOCK_BYTES if max(widths) > n_train else 0.0
+    return (np.dtype(dtype).itemsize * (d + 1) * float(L)
+            + 8.0 * (n_folds + 3) * float(primal) ** 2 + dual)
 
 
 def fold_sums(X, T, folds, fmap, dask_rows=None):

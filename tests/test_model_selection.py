@@ -262,6 +262,21 @@ def test_one_class_training_split(Estimator):
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.parametrize("params, n", [
+    (dict(n_hidden=10**9), 40),  # the layer's weights: 15 GiB
+    (dict(n_hidden=20_000), 20_001),  # 8 primal sums of 20000² float64: 24 GiB
+])
+def test_search_too_large_for_memory_is_refused_before_allocating(params, n, monkeypatch):
+    from fastelm import _validation
+
+    monkeypatch.setattr(_validation, "available_memory", lambda: 2**30)
+    X = np.linspace(0.0, 1.0, n)[:, None]
+    with pytest.raises(ValueError, match=r"n_hidden=.* needs about [0-9.]+ GiB of memory, "
+                                         r"more than the 1\.0 GiB available") as info:
+        ELMRegressorCV(alphas=[1.0], **params).fit(X, X[:, 0])
+    assert "\n" not in str(info.value)
+
+
 # --------------------------------------------------------------------------- direct links
 
 
