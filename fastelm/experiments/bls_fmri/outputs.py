@@ -345,8 +345,6 @@ def notes_text(table, checks, records, meta, *, loso_rows=(), loso_table=None, t
     lines = [fill(t, "header"), ""]
     if meta.get("completed"):
         lines += [fill(t, "partial", completed=meta["completed"]), ""]
-    if meta.get("staged"):  # a run assembled from stages (written into run.json by hand)
-        lines += [fill(t, "staged", how=meta["staged"]), ""]
     lines += [fill(t, "protocol", mode="quick" if meta["quick"] else "full", seed=seed,
                    n_splits=cfg["n_splits"], n_repeats=cfg["n_repeats"]), ""]
     if meta["data_dir"] is None:
