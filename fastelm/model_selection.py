@@ -54,7 +54,7 @@ from ._gram import (BLOCK_BYTES, DirectLinksMap, GramSums, HiddenMap, dual_reado
 from ._hidden import check_activation, check_dtype, check_generator, random_weights
 from ._ridge import RCOND_MIN, add_to_diagonal, serial_blas_if_small, spd_solve
 from ._validation import check_memory, check_positive_int
-from .bls import BLSClassifier, BLSRegressor, _BLS, serial_if_small
+from .bls import BLSClassifier, BLSRegressor, BroadGram, _BLS, serial_if_small
 from .elm import ELMClassifier, ELMRegressor
 
 __all__ = ["ELMRegressorCV", "ELMClassifierCV", "BLSRegressorCV", "BLSClassifierCV",
@@ -618,6 +618,12 @@ class ELMClassifierCV(ClassifierOutputs, ClassifierMixin, _ELMCV):
 # --------------------------------------------------------------------------- BLS
 
 
+def _row_sums(A, T):
+    """GramSums (float64) of readout inputs A (rows in memory) and targets T."""
+    A, T = A.astype(np.float64, copy=False), np.asarray(T, dtype=np.float64)
+    return GramSums(A.shape[0], A.T @ A, A.T @ T, T.T @ T)
+
+
 def _broad_sums(layer, Z, T):
     """GramSums (float64) of a fitted BLS layer's readout inputs I = [Z | E] over rows Z."""
     p = layer._n_nodes()
@@ -632,7 +638,7 @@ def _broad_sums(layer, Z, T):
 
 def _broad_rows(layer, Z):
     """I = [Z | E] (n × width) of a fitted BLS layer, whole."""
-    return next(layer._broad_blocks(Z, rows=max(Z.shape[0], 1)))[2].copy()
+    return next(layer._broad_blocks(Z, rows=max(Z.shape[0], 1)))[2]  # one block: not reused
 
 
 class _BLSCV(_SearchCV):
@@ -645,6 +651,15 @@ class _BLSCV(_SearchCV):
     enhancement weights are orthonormalised together and share one shrink, so enhancement
     counts do not nest: only the penalty is searched. The refit on all rows at ``reg_`` is one
     more BLS fit.
+
+    With ``shared_layer=True`` the layer, which never sees the labels, is fitted once on all
+    rows given to ``fit`` and serves every split and the refit: I = [X' | Z | E] of all n rows
+    is made once, and each split's readout is scored from its rows of I (primal: the sums of
+    all rows minus those of the split's validation rows) or of the kernel IIᵀ (dual: one n×n
+    kernel, K[tr, tr] and K[te, tr] per split; with direct links IIᵀ = X'X'ᵀ + [Z|E][Z|E]ᵀ,
+    so both link settings share one layer). A split's validation rows then inform the layer
+    (not its readout), as a scaler fitted before a search does; the refit solves at ``reg_``
+    on the same layer (its dual kernel reused), so the chosen C is that of the fitted layer.
     """
 
     _penalty, _size = "reg", None
@@ -654,7 +669,7 @@ class _BLSCV(_SearchCV):
 
     def __init__(self, n_windows=10, nodes_per_window=10, n_enhancement=1000, shrink=0.8,
                  regs=REGS, sparse_lambda=1e-3, preprocessing="minmax", direct_links=False,
-                 cv=None, scoring=None, random_state=None, dtype="float64"):
+                 cv=None, scoring=None, random_state=None, dtype="float64", shared_layer=False):
         self.n_windows = n_windows
         self.nodes_per_window = nodes_per_window
         self.n_enhancement = n_enhancement
@@ -667,6 +682,7 @@ class _BLSCV(_SearchCV):
         self.scoring = scoring
         self.random_state = random_state
         self.dtype = dtype
+        self.shared_layer = shared_layer
 
     def _direct_links(self):
         return self.__dict__.get("direct_links_", False)
@@ -712,12 +728,76 @@ class _BLSCV(_SearchCV):
         template = self._template()
         scorer = _check_scorer(self.scoring, template)
         self._alphas = regs
-        link, a, _ = self._search(X, y, T, regs, None, links, scorer, folds, template)
-        del self._alphas
-        self.reg_, self.direct_links_ = regs[a], links[link]
-        return self._fit(X, y)
+        if not self.shared_layer:
+            link, a, _ = self._search(X, y, T, regs, None, links, scorer, folds, template)
+            del self._alphas
+            self.reg_, self.direct_links_ = regs[a], links[link]
+            return self._fit(X, y)
+        self.direct_links_ = any(links)
+        self._shared = {"work": self._fit_layer(X, y)}
+        try:
+            link, a, _ = self._search(X, y, T, regs, None, links, scorer, folds, template)
+            self.reg_ = regs[a]
+            return self._refit_shared(links[link])
+        finally:
+            del self._alphas, self._shared
+
+    def _shared_rows(self):
+        """I of every row, made once from the shared layer (columns [X' | Z | E])."""
+        if "I" not in self._shared:
+            self._shared["I"] = _broad_rows(self, self.feature_nodes_)
+        return self._shared["I"]
+
+    def _shared_kernel(self, link):
+        """IIᵀ (n×n, float64) of the shared layer with or without the direct links' X'X'ᵀ."""
+        key = ("K", bool(link))
+        if key not in self._shared:
+            I, d = self._shared_rows(), self._links()
+            if ("K", False) not in self._shared:  # column slices: syrk with a leading
+                ZE = I[:, d:].astype(np.float64, copy=False)  # dimension, no copy
+                self._shared["K", False] = ZE @ ZE.T
+            if link:
+                Xs = I[:, :d].astype(np.float64, copy=False)
+                self._shared[key] = self._shared["K", False] + Xs @ Xs.T
+        return self._shared[key]
+
+    def _shared_folds(self, T, folds, link, predictions):
+        """Each split's fold from the shared layer's rows of I (module and class docstrings)."""
+        I = self._shared_rows()
+        if not link:
+            I = I[:, self._links():]
+        width, work = I.shape[1], self._shared["work"]
+        if any(len(tr) >= width for tr, _ in folds):
+            total = _row_sums(I, T)
+        for tr, te in folds:
+            fold = _FoldData(tr, te, [width], False, work, A_val=I[te], T_val=T[te])
+            if len(tr) >= width:
+                fold.train_sums = total - _row_sums(I[te], T[te])
+            else:
+                K = self._shared_kernel(link)
+                fold.dual[width] = dual_grid(K[np.ix_(tr, tr)], K[np.ix_(te, tr)], T[tr],
+                                             T[te], self._alphas, False, predictions)
+            yield fold
+
+    def _refit_shared(self, link):
+        """The readout at ``reg_`` on the shared layer (without the X' columns when the
+        direct links were not chosen), its dual kernel reused."""
+        if not link and self._links():
+            self.feature_nodes_ = np.ascontiguousarray(self.feature_nodes_[:, self._links():])
+        self.direct_links_ = link
+        with serial_if_small(self._shared["work"]):
+            if self._preferred_form() == "dual":
+                K = np.asfortranarray(self._shared_kernel(link))
+                self.gram_ = BroadGram("dual", add_to_diagonal(K, self.reg),
+                                       self.targets_.astype(np.float64))
+            else:
+                self.gram_ = self._build_gram("primal")
+            return self._solve()
 
     def _folds_data(self, X, y, T, folds, link, predictions):
+        if self.shared_layer:
+            yield from self._shared_folds(T, folds, link, predictions)
+            return
         for tr, te in folds:
             layer = self._base(1.0, link)  # the layer does not depend on the penalty
             work = layer._fit_layer(X[tr], y[tr])
@@ -753,6 +833,11 @@ _BLS_PARAMS_DOC = """
         I = [X' | Z | E] (``BLSRegressor(direct_links=True)``); a list is searched.
     cv, scoring :
         As in ``ELMRegressorCV``.
+    shared_layer : bool, default=False
+        False: every split fits its own broad layer (scores equal ``GridSearchCV``'s). True:
+        the label-free layer is fitted once on all rows and shared by the splits and the refit
+        (one layer and one kernel instead of one per split and link setting; the validation
+        rows inform the layer, not the readout).
 
     Attributes
     ----------

@@ -127,6 +127,77 @@ def test_bls_classifier_cv_equals_grid_search(preprocessing, scoring):
                                grid.best_estimator_.decision_function(X), rtol=1e-9, atol=1e-9)
 
 
+def shared_layer_scores(Base, X, y, params, grid, cv, scoring):
+    """The oracle of ``shared_layer=True``: one BLS layer with direct links fitted on all rows,
+    its I = [X' | Z | E] (``broad_features``), and per split and grid point an explicit ridge
+    solve on the split's training rows of I (or of [Z | E] without links), scored on its
+    validation rows."""
+    layer = Base(reg=1.0, direct_links=True, **params).fit(X, y)
+    I, T, d = layer.broad_features(X), layer.targets_, X.shape[1]
+    scores = np.empty((len(grid), len(cv)))
+    for i, point in enumerate(grid):
+        A = I if point["direct_links"] else I[:, d:]
+        for k, (tr, te) in enumerate(cv):
+            beta = np.linalg.solve(A[tr].T @ A[tr] + point["reg"] * np.eye(A.shape[1]),
+                                   A[tr].T @ T[tr])
+            scores[i, k] = scoring(A[te] @ beta, T[te], y[te], layer)
+    return scores
+
+
+def _neg_mse(P, T, y, layer):
+    return -np.mean((P - T) ** 2)
+
+
+def _accuracy(P, T, y, layer):
+    return np.mean(layer.classes_[P.argmax(axis=1)] == y)
+
+
+@pytest.mark.parametrize("preprocessing", ["minmax", "reference"])
+@pytest.mark.parametrize("n_enhancement", [20, 300])  # 12 + 20 (+ 30) nodes < 90 rows: primal
+@pytest.mark.parametrize("scoring", [None, "accuracy"])
+def test_bls_cv_shared_layer_scores_every_split_on_one_layer(preprocessing, n_enhancement,
+                                                             scoring):
+    """shared_layer=True: every split's score is that of a ridge readout on the split's rows of
+    the one layer fitted on all rows (an explicit solve per split), for both link settings, in
+    the primal (narrow) and dual (wide) forms; the refit is the BLS fitted on all rows at the
+    chosen point (the same layer: its draws do not depend on the links)."""
+    X, y = make_classification(n_samples=120, n_features=30, random_state=0)
+    regs = [1e-3, 1e-1, 10.0]
+    params = dict(n_windows=3, nodes_per_window=4, n_enhancement=n_enhancement,
+                  preprocessing=preprocessing, random_state=3)
+    splitter = StratifiedKFold(4, shuffle=True, random_state=1)
+    ours = BLSClassifierCV(regs=regs, cv=splitter, scoring=scoring, direct_links=[False, True],
+                           shared_layer=True, **params).fit(X, y)
+    folds = list(splitter.split(X, y))
+    expected = shared_layer_scores(BLSClassifier, X, y, params, ours.cv_results_["params"],
+                                   folds, _accuracy if scoring else _neg_mse)
+    got = np.array([ours.cv_results_[f"split{k}_test_score"] for k in range(4)]).T
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+    refit = BLSClassifier(reg=ours.reg_, direct_links=ours.direct_links_, **params).fit(X, y)
+    np.testing.assert_allclose(ours.decision_function(X), refit.decision_function(X),
+                               rtol=1e-9, atol=1e-9)  # the dual kernel summed in two parts
+    assert ours.n_nodes_ == refit.n_nodes_
+
+
+@pytest.mark.parametrize("link", [False, True])
+def test_bls_cv_shared_layer_refit_keeps_the_chosen_links_and_grows(link):
+    """A refit on the shared layer without (with) the chosen direct links has (no) X' columns,
+    predicts like the BLS fitted at that point, pickles, and takes more enhancement nodes and
+    rows as a BLS does."""
+    X, y = regression_data(n=150, d=5)
+    params = dict(n_windows=2, nodes_per_window=3, n_enhancement=40, random_state=0)
+    ours = BLSRegressorCV(regs=[1e-2, 1.0], direct_links=link, cv=3, shared_layer=True,
+                          **params).fit(X[:120], y[:120])
+    base = BLSRegressor(reg=ours.reg_, direct_links=link, **params).fit(X[:120], y[:120])
+    assert ours.n_nodes_ == base.n_nodes_ == 6 + 40 + 5 * link
+    np.testing.assert_allclose(ours.predict(X), base.predict(X), rtol=1e-9, atol=1e-10)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(ours)).predict(X), ours.predict(X))
+    for model in (ours, base):
+        model.add_enhancement_nodes(10).add_rows(X[120:], y[120:])
+    np.testing.assert_allclose(ours.predict(X), base.predict(X), rtol=1e-8, atol=1e-9)
+    assert not hasattr(ours, "_shared")
+
+
 def test_singular_prefixes_take_the_estimators_eigen_fallback():
     """Linear nodes on 3 inputs: H has rank 4, so at alpha = 1e-12 the 20-node systems are
     numerically singular and are solved like ``_ridge.spd_solve`` (warned eigen pseudo-solve);
@@ -188,7 +259,9 @@ SMALL = [ELMRegressorCV(n_hidden=20, alphas=[1e-2, 1.0], hidden_sizes=[5, 20], c
          BLSRegressorCV(n_windows=2, nodes_per_window=3, n_enhancement=10, regs=[1e-2, 1.0],
                         cv=3, random_state=0),
          BLSClassifierCV(n_windows=2, nodes_per_window=3, n_enhancement=10, regs=[1e-2, 1.0],
-                         cv=3, random_state=0)]
+                         cv=3, random_state=0),
+         BLSClassifierCV(n_windows=2, nodes_per_window=3, n_enhancement=10, regs=[1e-2, 1.0],
+                         cv=3, random_state=0, shared_layer=True, direct_links=[False, True])]
 
 
 @parametrize_with_checks(SMALL)

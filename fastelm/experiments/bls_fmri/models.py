@@ -51,7 +51,9 @@ WHY = {
     "BLS-CV": "the paper's BLS layer (its per-sample z-scoring too) on standardised inputs, "
               "like the other comparators', with the readout penalty C (1e-3 … 1e7) and "
               "direct input-output links (with or without) chosen by 5-fold CV inside each "
-              "training fold (one layer per inner split, every C from one kernel of its rows)",
+              "training fold: the label-free BLS layer is fitted once on the training fold and "
+              "shared by the inner splits and the refit (shared_layer=True), every C and link "
+              "setting scored from one kernel of its rows",
     "ELM-CV": "tanh ELM (500 nodes) whose penalty (0.1 … 1e9) and direct input-output links "
               "are chosen by 5-fold CV inside each training fold, on the first 300 principal "
               "components (whitened, rows scaled to unit expected norm) "
@@ -141,7 +143,8 @@ def default_models(dnn_max_iter=200, bls_params=None, extended=False):
         params = {k: v for k, v in bls.items() if k != "reg"}
         params.pop("direct_links", None)
         extra["BLS-CV"] = make_pipeline(StandardScaler(), bls_cv(
-            regs=BLS_CV_REGS, cv=INNER_FOLDS, direct_links=[False, True], **params))
+            regs=BLS_CV_REGS, cv=INNER_FOLDS, direct_links=[False, True], shared_layer=True,
+            **params))
         extra["ELM-CV"] = make_pipeline(
             StandardScaler(), TopComponents(ELM_CV_PCA, unit_rows=True),
             elm_cv(n_hidden=ELM_CV_HIDDEN, alphas=ELM_CV_ALPHAS, direct_links=[False, True],
