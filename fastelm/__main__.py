@@ -2,6 +2,6 @@
 the demo)."""
 import sys
 
-from ._command import main
+from .cli import main
 
 sys.exit(main())

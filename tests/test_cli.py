@@ -207,3 +207,18 @@ def test_every_help_is_plain_text_and_explains_seed(entry, capsys):
     assert "`" not in text
     seed_help = " ".join(text.split()).split("--seed SEED")[-1][:40]  # after the usage
     assert seed_help.strip().lower().startswith("seeds"), seed_help
+
+
+@pytest.mark.parametrize("module", ["fastelm", "fastelm.experiments.fos_elm",
+                                    "fastelm.experiments.bls_fmri",
+                                    "fastelm.experiments.de_elm_ssc", "fastelm.demo"])
+def test_python_dash_m_entry_points_start(module):
+    """``python -m MODULE --help`` in a fresh interpreter: each entry point imports its main and
+    exits 0 (``python -m fastelm`` once imported a ``main`` that had moved)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "usage:" in done.stdout
