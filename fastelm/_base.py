@@ -6,9 +6,13 @@ training rows to beta through ``fastelm._gram`` (in memory or Dask, the estimato
 which). ``RegressorOutputs`` and ``ClassifierOutputs`` turn targets into the matrix T and
 readout scores back into predictions.
 """
+from __future__ import annotations
+
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import softmax
 from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import _check_partial_fit_first_call, check_classification_targets
@@ -19,11 +23,15 @@ from ._gram import HiddenMap, is_dask_input, readout_block
 from ._hidden import check_activation, check_dtype, check_generator, random_weights
 from ._rows import ArrayRows, dask_feature_probe, dask_rows, map_rows
 from ._targets import TargetCoding, check_two_classes
-from ._validation import (ACTIVATION, DTYPE, NONNEGATIVE, POSITIVE_INT, RANDOM_STATE,
-                          check_memory, validate_data)
+from ._validation import (ACTIVATION, DTYPE, NONNEGATIVE, POSITIVE_INT, RANDOM_STATE, DType,
+                          RandomState, check_memory, validate_data)
+
+if TYPE_CHECKING:
+    import dask.array
 
 
-def fit_bytes(n_hidden, n_features, dtype, n_rows=None):
+def fit_bytes(n_hidden: int, n_features: int, dtype: DType, n_rows: int | None = None
+              ) -> float:
     """The largest arrays of a random-layer fit, in bytes: W and b ((d + 1)·L in ``dtype``) and
     the float64 ridge system with its Cholesky factor, 2·m² with m = min(N, L) (the primal or
     dual form; m = L for a stream, whose recursive ridge is L×L whatever the chunk)."""
@@ -60,8 +68,8 @@ class BaseRandomLayerReadout(BaseEstimator):
     _parameter_constraints = {"n_hidden": POSITIVE_INT, "activation": ACTIVATION,
                               "alpha": NONNEGATIVE, "random_state": RANDOM_STATE, "dtype": DTYPE}
 
-    def __init__(self, n_hidden=100, activation="tanh", alpha=1e-3, random_state=None,
-                 dtype="float64"):
+    def __init__(self, n_hidden: int = 100, activation: str = "tanh", alpha: float = 1e-3,
+                 random_state: RandomState = None, dtype: DType = "float64"):
         self.n_hidden = n_hidden
         self.activation = activation
         self.alpha = alpha
@@ -110,6 +118,10 @@ def _refuse_dask(estimator):
 class _Outputs:
     """Training rows → (rows, target coding); readout scores → predictions, in memory or
     block by block on Dask workers."""
+
+    # set by the estimator's fit (declared for the type checker)
+    beta_: np.ndarray
+    classes_: np.ndarray
 
     def _training_rows(self, X, y, dtype, reset, classes=None):
         """(rows, coding): the training rows as a row source of ``fastelm._gram`` (in memory,
@@ -195,7 +207,7 @@ class RegressorOutputs(_Outputs):
         tags.target_tags.multi_output = True
         return tags
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray | dask.array.Array:
         """Predicted targets H(X) beta, shape (n,) or (n, m) like the training y.
 
         Parameters
@@ -232,7 +244,7 @@ class ClassifierOutputs(_Outputs):
             self.classes_ = check_two_classes(found, type(self).__name__)
         return TargetCoding(dtype, len(self.classes_), self.classes_)
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray | dask.array.Array:
         """Readout scores.
 
         Parameters
@@ -248,7 +260,7 @@ class ClassifierOutputs(_Outputs):
         k = len(self.classes_)
         return self._predict(X, _decision, None if k == 2 else k, self.beta_.dtype)
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray | dask.array.Array:
         """The class with the largest readout score.
 
         Parameters
@@ -263,7 +275,7 @@ class ClassifierOutputs(_Outputs):
         return self._predict(X, partial(_label_of_largest, classes=self.classes_), None,
                              self.classes_.dtype)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray | dask.array.Array:
         """softmax of the readout scores: rows sum to one, argmax agrees with ``predict``.
 
         Parameters

@@ -1,8 +1,9 @@
 """What every command line of fastelm shares (``fastelm``, ``python -m fastelm.demo`` and
 ``python -m fastelm.experiments.*``): a user's mistake is one line ``prog: error: ...`` on stderr,
 naming the option or path, with exit status 2 (``run_command``); option types that check a
-value when it is parsed (``seed_option``, ``positive_int_option``, ``directory_option``); and
-output checks made before any work starts (``check_output_dir``, ``check_output_file``).
+value when it is parsed (``seed_option``, ``sklearn_seed_option``, ``positive_int_option``,
+``directory_option``); and checks made before any work starts (``check_option``,
+``check_output_dir``, ``check_output_file``).
 """
 import argparse
 import csv
@@ -20,6 +21,8 @@ class CommandError(ValueError):
 # a missing optional package (ImportError)
 USER_ERRORS = (CommandError, OSError, ValueError, ImportError, csv.Error)
 EXIT_USAGE = 2  # as argparse exits on a bad command line
+# the largest seed scikit-learn's random_state takes (numpy's legacy RandomState: 32 bits)
+SKLEARN_SEED_MAX = 2**32 - 1
 
 
 def run_command(prog: str, parser: argparse.ArgumentParser,
@@ -35,7 +38,7 @@ def run_command(prog: str, parser: argparse.ArgumentParser,
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # --help, --version, or argparse's error (status 2)
-        return exit_.code
+        return int(exit_.code or 0)  # argparse exits with an int status
     try:
         return body(args)
     except KeyboardInterrupt:
@@ -49,12 +52,12 @@ def run_command(prog: str, parser: argparse.ArgumentParser,
         return EXIT_USAGE
 
 
-def _integer_option(text: str, minimum: int, rule: str) -> int:
+def _integer_option(text: str, minimum: int, rule: str, maximum: int | None = None) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < minimum:
+    if value < minimum or maximum is not None and value > maximum:
         raise argparse.ArgumentTypeError(f"{text}: {rule}")
     return value
 
@@ -63,6 +66,25 @@ def seed_option(text: str) -> int:
     """argparse type of ``--seed``: an integer ≥ 0 of any size (as the estimators'
     ``random_state``); argparse names the option in its message."""
     return _integer_option(text, 0, "a seed must be an integer >= 0")
+
+
+def sklearn_seed_option(text: str) -> int:
+    """argparse type of ``--seed`` in a run that also seeds scikit-learn (its splitters and
+    comparators), whose ``random_state`` takes 32-bit seeds: an integer in [0, 2**32 - 1]."""
+    return _integer_option(text, 0, f"a seed must be an integer in [0, {SKLEARN_SEED_MAX}] "
+                           "(this run seeds scikit-learn, which takes 32-bit seeds)",
+                           SKLEARN_SEED_MAX)
+
+
+def check_option(value: object, option_type: Callable[[str], object], option: str) -> object:
+    """``value``, already parsed, checked by ``option_type`` (the argparse type of ``option``
+    in a command that ``value`` is passed on to: ``fastelm reproduce --seed`` and each
+    experiment's ``SEED_OPTION``), before any work; a CommandError worded as argparse's
+    message otherwise. Returns ``option_type(str(value))``."""
+    try:
+        return option_type(str(value))
+    except argparse.ArgumentTypeError as error:
+        raise CommandError(f"argument {option}: {error}") from None
 
 
 def positive_int_option(text: str) -> int:

@@ -46,7 +46,8 @@ class GramSums:
     AtT : ndarray of shape (p, m)
         Σ aᵢ tᵢᵀ.
     TtT : ndarray of shape (m, m)
-        Σ tᵢ tᵢᵀ (for residuals: ||A beta − T||² = tr(TᵀT − 2 betaᵀAᵀT + betaᵀAᵀA beta)).
+        Σ tᵢ tᵢᵀ (for residuals: ||A beta − T||² = tr(TᵀT − 2 betaᵀAᵀT + betaᵀAᵀA beta)); None
+        where only AᵀA and AᵀT are used (``fastelm.model_selection.prefix_ridge``).
 
     Notes
     -----
@@ -56,7 +57,7 @@ class GramSums:
     n: int
     AtA: np.ndarray
     AtT: np.ndarray
-    TtT: np.ndarray
+    TtT: np.ndarray | None
 
     @classmethod
     def zeros(cls, p, m, dtype=np.float64):
@@ -387,7 +388,7 @@ def readout_block(feature_map, beta, finish, X):
     return finish(feature_map.transform(X, parallel=False) @ beta)
 
 
-def is_dask_input(*objs):
+def is_dask_input(*objs: object) -> bool:
     """True when any argument is a Dask collection.
 
     Imports nothing: if dask was never imported, nothing can be a Dask collection.

@@ -51,8 +51,14 @@ seen so far (``bls_train_enhance``). The reference's row update (``bls_train_inp
 approximates the ridge solution; ours is exact. The Gram state is rebuilt from the stored Z
 (no feature relearning) only when rows or nodes make the other form (primal/dual) the smaller.
 """
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.linalg import cho_factor, orth
 from scipy.linalg.blas import get_blas_funcs
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -64,8 +70,12 @@ from ._kernels.bls import (add_upper, admm_lasso, affine_columns, minmax_rows, t
                            zscore_rows)
 from ._ridge import add_to_diagonal, serial_blas_if_small, spd_solve
 from ._threads import thread_limit
-from ._validation import (DTYPE, NONNEGATIVE, POSITIVE, POSITIVE_INT, RANDOM_STATE, StrOptions,
-                          check_memory, check_positive_int, validate_data)
+from ._validation import (DTYPE, NONNEGATIVE, POSITIVE, POSITIVE_INT, RANDOM_STATE, DType,
+                          RandomState, StrOptions, check_memory, check_positive_int,
+                          validate_data)
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 BIAS = 0.1  # the constant column appended to X and to Z (H1 = [X, 0.1], H2 = [Z, 0.1])
 ADMM_ITERATIONS = 50
@@ -81,7 +91,7 @@ CONSTANT_RANGE = 1e-12
 SERIAL_WORK = 1e9
 
 
-def serial_if_small(work):
+def serial_if_small(work: float) -> AbstractContextManager:
     """BLAS/LAPACK and Numba kernels on one thread when ``work`` is at most SERIAL_WORK.
 
     Parameters
@@ -96,7 +106,8 @@ def serial_if_small(work):
     return serial_blas_if_small(work, limit=SERIAL_WORK, numba_threads=True)
 
 
-def draw_enhancement_weights(rng, n_inputs, n_nodes, dtype):
+def draw_enhancement_weights(rng: np.random.Generator, n_inputs: int, n_nodes: int,
+                             dtype: DType) -> np.ndarray:
     """Wh = orth(U(-1, 1)^{n_inputs×n_nodes}): orthonormal columns if n_inputs ≥ n_nodes, else
     orthonormal rows (the reference's ``orth(2*rand(r, c)' - 1)'``)."""
     R = rng.uniform(-1.0, 1.0, size=(n_inputs, n_nodes))
@@ -107,7 +118,7 @@ def draw_enhancement_weights(rng, n_inputs, n_nodes, dtype):
     return W.astype(dtype)
 
 
-def minmax_parameters(A, lo, hi):
+def minmax_parameters(A: np.ndarray, lo: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
     """Column offsets and gains of ``mapminmax`` to [lo, hi]: y = (x − offset)·gain + lo.
 
     A column that is constant on the training rows (its range at most CONSTANT_RANGE times its
@@ -133,7 +144,8 @@ def minmax_parameters(A, lo, hi):
     return xmin, gain
 
 
-def sparse_autoencoder(A, AtB, lam, n_iter=ADMM_ITERATIONS):
+def sparse_autoencoder(A: ArrayLike, AtB: ArrayLike, lam: float,
+                       n_iter: int = ADMM_ITERATIONS) -> np.ndarray:
     """W (k×p) = argmin ||A W − B||² + lam ||W||₁ by ADMM, given A (N×k) and AᵀB (k×p).
 
     L1 = (AᵀA + I)⁻¹ is the explicit k×k inverse, as in the reference ``sparse_bls`` (k is ~10).
@@ -233,7 +245,7 @@ class BroadGram:
     rhs : ndarray of float64
     """
 
-    def __init__(self, form, K, rhs):
+    def __init__(self, form: str, K: np.ndarray, rhs: np.ndarray):
         self.form = form
         self.K = K
         self.rhs = rhs
@@ -246,9 +258,11 @@ class _BLS(BaseEstimator):
         "sparse_lambda": NONNEGATIVE, "preprocessing": [StrOptions(set(PREPROCESSING))],
         "direct_links": ["boolean"], "random_state": RANDOM_STATE, "dtype": DTYPE}
 
-    def __init__(self, n_windows=10, nodes_per_window=10, n_enhancement=1000, shrink=0.8,
-                 reg=2.0 ** -30, sparse_lambda=1e-3, preprocessing="minmax",
-                 direct_links=False, random_state=None, dtype="float64"):
+    def __init__(self, n_windows: int = 10, nodes_per_window: int = 10,
+                 n_enhancement: int = 1000, shrink: float = 0.8, reg: float = 2.0 ** -30,
+                 sparse_lambda: float = 1e-3, preprocessing: str = "minmax",
+                 direct_links: bool = False, random_state: RandomState = None,
+                 dtype: DType = "float64"):
         self.n_windows = n_windows
         self.nodes_per_window = nodes_per_window
         self.n_enhancement = n_enhancement
@@ -278,7 +292,7 @@ class _BLS(BaseEstimator):
         return tags
 
     @property
-    def n_nodes_(self):
+    def n_nodes_(self) -> int:
         """Columns of I: feature nodes n·k plus every enhancement node."""
         check_is_fitted(self, "beta_")
         return self._n_nodes()
@@ -366,7 +380,7 @@ class _BLS(BaseEstimator):
                 col += q
             yield r0, r1, block
 
-    def broad_features(self, X):
+    def broad_features(self, X: ArrayLike) -> np.ndarray:
         """I = [Z | E] for rows X: the broad layer the readout sees.
 
         Parameters
@@ -440,7 +454,7 @@ class _BLS(BaseEstimator):
         return self
 
     # ---------------------------------------------------------------- fit and increments
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Fit the windows, the enhancement nodes and the readout on (X, y) from scratch.
 
         Parameters
@@ -491,7 +505,7 @@ class _BLS(BaseEstimator):
     def _code_targets(self, T):
         return T
 
-    def add_enhancement_nodes(self, n_new):
+    def add_enhancement_nodes(self, n_new: int) -> Self:
         """Append ``n_new`` enhancement nodes and update the readout without refitting.
 
         The new group gets its own Wh (next draws of ``rng_``) and shrink s / max(H2 Wh) over
@@ -545,7 +559,7 @@ class _BLS(BaseEstimator):
             gram.K += E @ E.T
         return self._solve()
 
-    def add_rows(self, X, y):
+    def add_rows(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Learn new rows (X, y) with the fitted windows, scalings and enhancement nodes.
 
         The primal Gram absorbs I_newᵀI_new and I_newᵀT_new; the dual one grows by the blocks
@@ -593,7 +607,7 @@ class _BLS(BaseEstimator):
         return self._solve()
 
 
-    def remove_rows(self, rows):
+    def remove_rows(self, rows: Sequence[int] | np.ndarray) -> Self:
         """Forget learned rows exactly (a deletion request): the readout becomes the one trained
         on the remaining rows, with the same windows, scalings and nodes.
 
@@ -713,7 +727,7 @@ class BLSRegressor(RegressorOutputs, RegressorMixin, _BLS):
     system without the need for deep architecture. IEEE TNNLS 29(1), 10-24.
     """
 
-    def partial_fit(self, X, y):
+    def partial_fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Fit on the first call; afterwards learn the new rows (``add_rows``).
 
         Parameters
@@ -799,7 +813,8 @@ class BLSClassifier(ClassifierOutputs, ClassifierMixin, _BLS):
     def _code_targets(self, T):
         return 2 * T - 1 if self.preprocessing == "reference" else T
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
+                    ) -> Self:
         """Fit on the first call; afterwards learn the new rows (``add_rows``).
 
         Parameters

@@ -11,15 +11,18 @@ line on stderr, naming the option or path, and exit status 2, here and in every
 ``python -m fastelm.experiments.*`` command (``fastelm._command`` is their one shared
 mechanism); ``FASTELM_TRACEBACK=1`` shows the traceback instead.
 """
+from __future__ import annotations
+
 import argparse
 import importlib
 import importlib.util
 import os
 import sys
 import time
+from collections.abc import Sequence
 
-from ._command import (CommandError, check_output_dir, check_output_file, directory_option,
-                       run_command, seed_option)
+from ._command import (CommandError, check_option, check_output_dir, check_output_file,
+                       directory_option, run_command, seed_option)
 
 # paper name → (experiment module, the keyword its run() takes for the data directory, the
 # command-line option that gives that directory)
@@ -42,18 +45,20 @@ def _print_summary(name, result, seconds):
         print(table)
 
 
-def reproduce(args):
+def reproduce(args: argparse.Namespace) -> int:
     names = list(EXPERIMENTS) if args.paper == "all" else [args.paper]
     for option in sorted({EXPERIMENTS[name][2] for name in names}):
         folder = getattr(args, option)
         if folder is not None and not os.path.isdir(folder):
             raise CommandError(f"--{option.replace('_', '-')} {folder}: no such directory")
+    modules = {name: importlib.import_module(EXPERIMENTS[name][0]) for name in names}
+    for module in modules.values():  # --seed as the experiment's own command line takes it
+        check_option(args.seed, module.SEED_OPTION, "--seed")
     check_output_dir(args.out)
     outs = {name: check_output_dir(os.path.join(args.out, name)) for name in names}
     finished, start_all = [], time.perf_counter()
     for name in names:
-        module_name, data_kw, option = EXPERIMENTS[name]
-        module = importlib.import_module(module_name)
+        module, (_, data_kw, option) = modules[name], EXPERIMENTS[name]
         kwargs = {"quick": args.quick, "out_dir": outs[name], "seed": args.seed,
                   data_kw: getattr(args, option)}
         if name == "bls-fmri":
@@ -74,7 +79,7 @@ def reproduce(args):
     return 0
 
 
-def datasets(args):
+def datasets(args: argparse.Namespace) -> int:
     from .datasets import available_datasets, get_data_home
 
     get_data_home(args.data)  # a $FASTELM_DATA that does not exist is an error
@@ -86,13 +91,13 @@ def datasets(args):
     return 0
 
 
-def demo(args):
+def demo(args: argparse.Namespace) -> int:
     from .demo import main as demo_main
 
     return demo_main([] if args.data is None else ["--data", args.data])
 
 
-def bench(args):
+def bench(args: argparse.Namespace) -> int:
     """Run benchmarks/peers.py of the source checkout fastelm is installed from."""
     script = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                           "benchmarks", "peers.py")
@@ -102,13 +107,15 @@ def bench(args):
     if args.out:
         check_output_file(args.out)
     spec = importlib.util.spec_from_file_location("fastelm_bench_peers", script)
+    if spec is None or spec.loader is None:
+        raise CommandError(f"{script}: not a Python module")
     peers = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(peers)
     return peers.main((["--quick"] if args.quick else []) + (["--out", args.out] if args.out
                                                              else []))
 
 
-def build_parser():
+def build_parser() -> argparse.ArgumentParser:
     from . import __version__
 
     parser = argparse.ArgumentParser(
@@ -123,7 +130,8 @@ def build_parser():
     rep.add_argument("--out", default="results", help="output directory (default: results)")
     rep.add_argument("--seed", type=seed_option, default=0,
                      help="seeds every split, subsample and model: the same seed gives the "
-                          "same tables (an integer >= 0, default 0)")
+                          "same tables (an integer >= 0, default 0; bls-fmri, which seeds "
+                          "scikit-learn: at most 2**32 - 1)")
     rep.add_argument("--data", type=directory_option,
                      help="directory with the UCI/IDX files (else $FASTELM_DATA)")
     rep.add_argument("--fmri-data", type=directory_option,
@@ -148,7 +156,7 @@ def build_parser():
     return parser
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     return run_command("fastelm", build_parser(), lambda args: args.func(args), argv)
 
 

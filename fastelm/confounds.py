@@ -35,11 +35,19 @@ Examples
 >>> model.fit(np.hstack([C, F]), y).predict(np.hstack([C, F])).shape
 (60,)
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._validation import check_positive_int
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["ConfoundRegressor"]
 
@@ -65,7 +73,7 @@ class ConfoundRegressor(TransformerMixin, BaseEstimator):
     n_features_in_ : int
     """
 
-    def __init__(self, n_confounds=1, scale=False):
+    def __init__(self, n_confounds: int = 1, scale: bool = False):
         self.n_confounds = n_confounds
         self.scale = scale
 
@@ -74,7 +82,7 @@ class ConfoundRegressor(TransformerMixin, BaseEstimator):
         design = np.hstack([np.ones((X.shape[0], 1)), X[:, :k]])
         return design, X[:, k:]
 
-    def fit(self, X, y=None):
+    def fit(self, X: ArrayLike, y: object = None) -> Self:
         """Fit B (and the per-group scales) on the training rows X."""
         check_positive_int(self.n_confounds, "n_confounds")
         X = validate_data(self, X, dtype=np.float64, reset=True)
@@ -101,7 +109,7 @@ class ConfoundRegressor(TransformerMixin, BaseEstimator):
         C = X[:, :self.n_confounds] != 0
         return np.where(C.any(axis=1), C.argmax(axis=1), self.n_confounds)
 
-    def transform(self, X):
+    def transform(self, X: ArrayLike) -> np.ndarray:
         """F − [1 | C] B for rows X (divided by their group's scale with ``scale``)."""
         check_is_fitted(self, "coef_")
         X = validate_data(self, X, dtype=np.float64, reset=False)

@@ -26,15 +26,26 @@ slower ``syevr`` driver and input checks), the whitening G^{-1/2} C_k G^{-1/2} i
 product, and the mean of the logarithms Σ_k V_k log(Λ_k) V_kᵀ is a single (M × nM)·(nM × M)
 product instead of n small ones. ``fit_transform`` computes each training subject's covariance once.
 """
-import warnings
+from __future__ import annotations
 
 import os
+import warnings
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.linalg.blas import get_blas_funcs
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+# several subjects' (T_i × M) series: a list of arrays or an (n, T, M) array
+Series = np.ndarray | Sequence[ArrayLike]
 
 __all__ = ["KINDS", "ConnectomeTransformer", "ledoit_wolf_covariances", "geometric_mean",
            "as_series_list"]
@@ -51,13 +62,13 @@ def _n_threads(n_jobs):
     return max(1, os.cpu_count() + 1 + n_jobs if n_jobs < 0 else n_jobs)
 
 
-def single_threaded_blas():
+def single_threaded_blas() -> AbstractContextManager:
     """BLAS on one thread inside each worker of a thread pool (threadpoolctl)."""
     from threadpoolctl import threadpool_limits
     return threadpool_limits(limits=1, user_api="blas")
 
 
-def as_series_list(X, name="X"):
+def as_series_list(X: Series, name: str = "X") -> list[np.ndarray]:
     """A list of 2-D float64 (T_i × M) arrays from a list, an object array or a 3-D array."""
     if isinstance(X, np.ndarray) and X.dtype != object:
         if X.ndim == 2:
@@ -110,7 +121,7 @@ def _zscore(x):
     return x / sd
 
 
-def ledoit_wolf_covariances(series, standardize=False):
+def ledoit_wolf_covariances(series: Series, standardize: bool = False) -> np.ndarray:
     """Stack (n × M × M) of each subject's Ledoit-Wolf covariance (of the z-scored series when
     ``standardize``, as nilearn's correlation kind)."""
     return np.stack([_ledoit_wolf(_zscore(s) if standardize else s) for s in series])
@@ -179,7 +190,8 @@ def _log_whitened(C, W, out_sum=None, n_jobs=None):
     return logs
 
 
-def geometric_mean(C, max_iter=GMEAN_MAX_ITER, tol=GMEAN_TOL, n_jobs=None):
+def geometric_mean(C: np.ndarray, max_iter: int = GMEAN_MAX_ITER, tol: float = GMEAN_TOL,
+                   n_jobs: int | None = None) -> np.ndarray:
     """Geometric mean of the SPD stack C (n × M × M) by nilearn's gradient descent.
 
     From G = the arithmetic mean, each step: L = mean_k log(G^{-1/2} C_k G^{-1/2});
@@ -256,7 +268,7 @@ class ConnectomeTransformer(TransformerMixin, BaseEstimator):
     matrices, J. Multivariate Analysis 88(2).
     """
 
-    def __init__(self, kind="tangent", n_jobs=None):
+    def __init__(self, kind: str = "tangent", n_jobs: int | None = None):
         self.kind = kind
         self.n_jobs = n_jobs
 
@@ -273,7 +285,7 @@ class ConnectomeTransformer(TransformerMixin, BaseEstimator):
             return P
         return C
 
-    def fit(self, X, y=None):
+    def fit(self, X: Series, y: object = None) -> Self:
         """Learn the reference (the geometric mean for 'tangent') from the subjects X."""
         self._fit(self._matrices(X))
         return self
@@ -289,7 +301,7 @@ class ConnectomeTransformer(TransformerMixin, BaseEstimator):
             self.mean_ = 0.5 * (self.mean_ + self.mean_.T)
             self.whitening_ = None
 
-    def transform(self, X):
+    def transform(self, X: Series) -> np.ndarray:
         """Vectorised connectomes (n × M(M−1)/2) of the subjects X."""
         check_is_fitted(self, "mean_")
         C = self._matrices(X)
@@ -300,7 +312,7 @@ class ConnectomeTransformer(TransformerMixin, BaseEstimator):
             C = _log_whitened(C, self.whitening_, n_jobs=self.n_jobs)
         return _lower(C)
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X: Series, y: object = None) -> np.ndarray:
         """fit then transform, computing each subject's covariance once."""
         C = self._matrices(X)
         self._fit(C)

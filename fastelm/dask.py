@@ -66,27 +66,44 @@ Cross-validation and repeated runs fan out over a cluster with joblib's Dask bac
 
 (equivalently ``with joblib.parallel_config(backend="dask"):`` once a Client exists).
 """
+from __future__ import annotations
+
 import contextvars
 import os
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
-from ._gram import gram_sums, is_dask_input, ridge_readout
-from ._targets import labels_1d
+from ._gram import DirectLinksMap, GramSums, HiddenMap, gram_sums, is_dask_input, ridge_readout
+from ._targets import TargetCoding, labels_1d
+
+if TYPE_CHECKING:
+    import dask.array
+    import dask.dataframe
+    import distributed
+    from sklearn.base import BaseEstimator
+
+    # rows a Dask fit reads: a Dask collection, an on-disk array (zarr, h5py) or, beside a
+    # Dask y, an in-memory array
+    Rows: TypeAlias = (dask.array.Array | dask.dataframe.DataFrame | dask.dataframe.Series
+                       | ArrayLike)
+    FeatureMap: TypeAlias = HiddenMap | DirectLinksMap
 
 __all__ = ["DaskRows", "fit_dask", "partial_fit_dask", "predict_dask", "map_rows", "options",
            "is_dask_input", "parallel_backend"]
 
 SPLIT_EVERY = 8
 PREDICT_METHODS = ("predict", "predict_proba", "decision_function")
-_DEFAULTS = dict(blas_threads="auto", split_every=SPLIT_EVERY, compute_kwargs=None,
+_DEFAULTS: dict[str, Any] = dict(blas_threads="auto", split_every=SPLIT_EVERY, compute_kwargs=None,
                  sequential=False, classes=None)
 _OPTIONS = contextvars.ContextVar("fastelm_dask_options", default=_DEFAULTS)
 
 
 @contextmanager
-def options(**kwargs):
+def options(**kwargs: Any) -> Iterator[None]:
     """Options of the Dask row source for the fits and predictions inside the block.
 
     Parameters
@@ -391,14 +408,14 @@ class DaskRows:
 
     distributed = True
 
-    def __init__(self, X, y):
+    def __init__(self, X: Rows, y: Rows):
         (self._pairs, self._y_columns, self.n_features, self.y_ndim, self.n_outputs,
          self.feature_probe, self.n_rows) = _align(X, y)
         self._X, self._y = X, y
         self._options = dict(_OPTIONS.get())
         self.sequential = bool(self._options["sequential"])
 
-    def _compute(self, *collections):
+    def _compute(self, *collections: Any) -> tuple[Any, ...]:
         import dask
 
         kwargs = dict(self._options["compute_kwargs"] or {})
@@ -408,7 +425,7 @@ class DaskRows:
     def _tree(self, parts, combine):
         return _tree(parts, combine, self._options["split_every"])
 
-    def labels(self):
+    def labels(self) -> np.ndarray:
         """Sorted labels: the ``classes`` option if given, else one Dask pass of np.unique."""
         from sklearn.utils.multiclass import check_classification_targets
         if self._options["classes"] is not None:
@@ -421,7 +438,7 @@ class DaskRows:
         check_classification_targets(classes)
         return classes
 
-    def gram_sums(self, feature_map, coding):
+    def gram_sums(self, feature_map: FeatureMap, coding: TargetCoding) -> GramSums:
         """GramSums (float64) of every chunk, summed in a tree on the workers.
 
         Parameters
@@ -444,7 +461,7 @@ class DaskRows:
             raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
         return sums
 
-    def targets(self):
+    def targets(self) -> np.ndarray:
         """y in memory (one Dask pass over y), and the rows of each chunk, which later
         per-row work (``fold_gram_sums``, ``take``) uses.
 
@@ -459,7 +476,8 @@ class DaskRows:
         self.n_rows = int(self._offsets[-1])
         return np.concatenate(parts)
 
-    def fold_gram_sums(self, feature_map, coding, fold_of, n_folds):
+    def fold_gram_sums(self, feature_map: FeatureMap, coding: TargetCoding, fold_of: np.ndarray,
+                       n_folds: int) -> list[GramSums]:
         """GramSums (float64) of the rows of each fold, and of the rows in none, from one pass:
         per chunk on a worker, summed in a tree (after ``targets``).
 
@@ -486,7 +504,7 @@ class DaskRows:
         (sums,) = self._compute(self._tree(parts, _sum_lists))
         return sums
 
-    def take(self, rows, dtype):
+    def take(self, rows: np.ndarray, dtype: DTypeLike) -> np.ndarray:
         """X[rows] in memory (rows: indices into all rows, after ``targets``), each chunk's
         share selected on its worker.
 
@@ -514,7 +532,7 @@ class DaskRows:
             out[order] = np.concatenate(self._compute(*parts))
         return out
 
-    def gather(self, coding):
+    def gather(self, coding: TargetCoding) -> tuple[np.ndarray, np.ndarray]:
         """(X, T) of every row, in memory.
 
         Parameters
@@ -531,7 +549,8 @@ class DaskRows:
             X = X.to_numpy()
         return _chunk_arrays(X, y, None, coding.dtype, coding)
 
-    def ridge_readout(self, feature_map, coding, alpha):
+    def ridge_readout(self, feature_map: FeatureMap, coding: TargetCoding, alpha: float
+                      ) -> np.ndarray:
         """beta of the ridge readout: the tree-summed Gram solved here; fewer rows than p: the
         rows are gathered and solved in the dual form, exactly as in memory.
 
@@ -552,7 +571,7 @@ class DaskRows:
                 return np.ascontiguousarray(sums.solve(alpha), dtype=feature_map.dtype)
         return ridge_readout(*self.gather(coding), feature_map, alpha)
 
-    def blocks(self, coding):
+    def blocks(self, coding: TargetCoding) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """(X, T) of each non-empty chunk in order, each computed on a worker in turn.
 
         Parameters
@@ -565,7 +584,8 @@ class DaskRows:
         """
         seen = False
         for xb, yb in self._pairs:
-            X, T = _chunk_arrays(*self._compute(xb, yb), self._y_columns, coding.dtype, coding)
+            X_block, y_block = self._compute(xb, yb)
+            X, T = _chunk_arrays(X_block, y_block, self._y_columns, coding.dtype, coding)
             if len(X):
                 seen = True
                 yield X, T
@@ -573,7 +593,7 @@ class DaskRows:
             raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
 
 
-def feature_probe(X):
+def feature_probe(X: Any) -> Any:
     """An empty frame with X's columns (dask DataFrame), else an empty (0, d) array."""
     if _is_frame(X):
         return X._meta
@@ -583,7 +603,8 @@ def feature_probe(X):
     return np.empty((0, shape[1]))
 
 
-def map_rows(func, X, dtype, n_columns, out_dtype):
+def map_rows(func: Callable[[np.ndarray], np.ndarray], X: Any, dtype: DTypeLike,
+             n_columns: int | None, out_dtype: DTypeLike) -> dask.array.Array:
     """``func`` on each row chunk of X (as a float array of ``dtype``), lazily: a dask array.
 
     Parameters
@@ -619,7 +640,7 @@ def map_rows(func, X, dtype, n_columns, out_dtype):
 # ---------------------------------------------------------------------------------------------
 # entry points with options
 
-def fit_dask(estimator, X, y, **kwargs):
+def fit_dask(estimator: BaseEstimator, X: Rows, y: Rows, **kwargs: Any) -> BaseEstimator:
     """``estimator.fit(X, y)`` on Dask collections with the given ``options``.
 
     The estimator (ELM, OS-ELM, FOS-ELM) equals its in-memory fit on the same rows: same W, b
@@ -644,7 +665,8 @@ def fit_dask(estimator, X, y, **kwargs):
         return estimator.fit(X, y)
 
 
-def partial_fit_dask(estimator, X, y, **kwargs):
+def partial_fit_dask(estimator: BaseEstimator, X: Rows, y: Rows, **kwargs: Any
+                     ) -> BaseEstimator:
     """``estimator.partial_fit(X, y)`` (OS-ELM) on Dask collections with the given ``options``.
 
     A fresh classifier takes its labels from the ``classes`` option, or finds them by a Dask
@@ -668,7 +690,8 @@ def partial_fit_dask(estimator, X, y, **kwargs):
         return estimator.partial_fit(X, y)
 
 
-def predict_dask(estimator, X, method="predict"):
+def predict_dask(estimator: BaseEstimator, X: Rows, method: str = "predict"
+                 ) -> dask.array.Array:
     """``estimator.<method>(X)`` chunk by chunk on the workers.
 
     Parameters
@@ -689,7 +712,8 @@ def predict_dask(estimator, X, method="predict"):
 
 
 @contextmanager
-def parallel_backend(client=None, **backend_params):
+def parallel_backend(client: distributed.Client | str | None = None, **backend_params: Any
+                     ) -> Iterator[distributed.Client]:
     """joblib's Dask backend bound to a Client: scikit-learn ``n_jobs`` work runs on the cluster.
 
     Parameters
@@ -715,14 +739,14 @@ def parallel_backend(client=None, **backend_params):
     """
     import joblib
     from distributed import Client, default_client
-    own = isinstance(client, str)
-    if own:
-        client = Client(client)
+    owned = None
+    if isinstance(client, str):
+        client = owned = Client(client)
     elif client is None:
         client = default_client()
     try:
         with joblib.parallel_config(backend="dask", client=client, **backend_params):
             yield client
     finally:
-        if own:
-            client.close()
+        if owned is not None:
+            owned.close()

@@ -34,7 +34,7 @@ import os
 import struct
 import zlib
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -141,7 +141,7 @@ class _Source(NamedTuple):
     files: tuple  # accepted file names, in order of preference
     subdir: str  # subdirectory of the data directory also searched
     package: str = ""  # PyPI package holding a clean copy, if any
-    locate: Callable = None  # returns that copy's location, or None if not installed
+    locate: Callable | None = None  # returns that copy's location, or None if not installed
     note: str = ""  # why there is no fallback, or how to get it
     needed: str = ""  # what to provide, when more than one of `files`
     origin: str = ""  # where the original file(s) come from
@@ -290,7 +290,7 @@ def available_datasets(data_home: PathLike | None = None) -> dict[str, tuple[str
     return sources
 
 
-def load_dataset(name: str, **kwargs) -> Bunch | tuple:
+def load_dataset(name: str, **kwargs: Any) -> Bunch | tuple:
     """Call ``load_<name>(**kwargs)``; `name` is a key of :func:`available_datasets`."""
     if name not in _SOURCES:
         raise ValueError(f"unknown data set {name!r}; choose from {sorted(_SOURCES)}")

@@ -18,19 +18,27 @@ DE settings of the base learner and the strategies the vote may choose from:
 
 ``grid_search_f`` is the paper's §5.5 search of DE-ELM-SSC+'s (Fmin, Fmax).
 """
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted, check_X_y, column_or_1d
 
 from ._validation import check_positive_int, validate_data
 from ._hidden import check_generator
 from ._targets import one_hot
-from ._validation import NONNEGATIVE_INT, POSITIVE_INT, RANDOM_STATE, StrOptions
+from ._validation import NONNEGATIVE_INT, POSITIVE_INT, RANDOM_STATE, RandomState, StrOptions
 from .evolution import (STRATEGIES, DEELMClassifier, StrategySelection, scaling_factor,
                         select_strategy, split_indices)
 from .semi_supervised import TriTrainingClassifier, check_no_nan_marker, encode_labelled
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["DEELMSSC", "DEELMSSCPlus", "TriDEELM", "FGridSearch", "grid_search_f", "F_GRID"]
 
@@ -137,9 +145,9 @@ class DEELMSSC(ClassifierMixin, BaseEstimator):
     """
 
     #: DE settings of the default base learner
-    preset = {"f_schedule": "constant", "f_constant": 1.0}
+    preset: dict[str, Any] = {"f_schedule": "constant", "f_constant": 1.0}
     #: the strategies strategy='auto' may choose from (one: no vote)
-    strategies = ("rand/1", "best/1", "best/2")
+    strategies: tuple[str, ...] = ("rand/1", "best/1", "best/2")
 
     _parameter_constraints = {
         "estimator": [DEELMClassifier, None],
@@ -150,8 +158,9 @@ class DEELMSSC(ClassifierMixin, BaseEstimator):
         "random_state": RANDOM_STATE,
     }
 
-    def __init__(self, estimator=None, *, strategy="auto", n_selection_repeats=125,
-                 max_iter=100, unlabeled=-1, random_state=None):
+    def __init__(self, estimator: DEELMClassifier | None = None, *, strategy: str = "auto",
+                 n_selection_repeats: int = 125, max_iter: int = 100, unlabeled: object = -1,
+                 random_state: RandomState = None):
         self.estimator = estimator
         self.strategy = strategy
         self.n_selection_repeats = n_selection_repeats
@@ -159,13 +168,14 @@ class DEELMSSC(ClassifierMixin, BaseEstimator):
         self.unlabeled = unlabeled
         self.random_state = random_state
 
-    def base_learner(self):
+    def base_learner(self) -> DEELMClassifier:
         """The unfitted base learner: a clone of ``estimator``, or the preset DE-ELM."""
         if self.estimator is None:
             return DEELMClassifier(**self.preset)
         return clone(self.estimator)
 
-    def vote_strategy(self, X, y, random_state=None):
+    def vote_strategy(self, X: ArrayLike, y: ArrayLike, random_state: RandomState = None
+                      ) -> StrategySelection:
         """The paper's strategy vote (Algorithm 1) for this estimator's base learner on (X, y).
 
         ``n_selection_repeats`` random halvings of the labelled rows into L and V, one DE-ELM per
@@ -213,7 +223,8 @@ class DEELMSSC(ClassifierMixin, BaseEstimator):
                 from None
         return X_D, codes, X_V, codes_V, X_U
 
-    def fit(self, X, y, X_val=None, y_val=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, X_val: ArrayLike | None = None,
+            y_val: ArrayLike | None = None) -> Self:
         """Vote the DE strategy (if 'auto'), then Tri-train DE-ELMs on L ∪ U, scored on V.
 
         Parameters
@@ -272,7 +283,7 @@ class DEELMSSC(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "tri_training_")
         return validate_data(self, X, reset=False, dtype=np.float64)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Tri-training's vote-based class probabilities.
 
         Parameters
@@ -288,7 +299,7 @@ class DEELMSSC(ClassifierMixin, BaseEstimator):
         X = self._checked(X)
         return self.tri_training_.predict_proba(X)
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Majority vote of the three DE-ELMs.
 
         Parameters
@@ -404,11 +415,14 @@ class FGridSearch:
     best_f_min: float
     best_f_max: float
     strategy: str
-    strategy_selection: StrategySelection = field(default=None)
+    strategy_selection: StrategySelection | None = field(default=None)
 
 
-def grid_search_f(estimator, X, y, X_val, y_val, X_test=None, y_test=None, *, values=F_GRID,
-                  n_runs=1, random_state=None, callback=None):
+def grid_search_f(estimator: DEELMSSC, X: ArrayLike, y: ArrayLike, X_val: ArrayLike,
+                  y_val: ArrayLike, X_test: ArrayLike | None = None,
+                  y_test: ArrayLike | None = None, *, values: Sequence[float] = F_GRID,
+                  n_runs: int = 1, random_state: RandomState = None,
+                  callback: Callable[[dict], object] | None = None) -> FGridSearch:
     """Search DE-ELM-SSC+'s (Fmin, Fmax) by validation accuracy (the paper's §4 and §5.5).
 
     For every pair f_min <= f_max of ``values`` (the paper's {0.1, ..., 1.0}: 55 pairs;

@@ -6,9 +6,12 @@
 Uses every classification set that is available offline (see ``fastelm.datasets``): Wdbc always
 (it ships with scikit-learn), the others when their files or clean package copies are present.
 """
+from __future__ import annotations
+
 import argparse
 import sys
 import time
+from collections.abc import Sequence
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
@@ -17,7 +20,7 @@ from sklearn.preprocessing import StandardScaler
 
 from . import datasets
 from ._command import (check_output_file, directory_option, positive_int_option, run_command,
-                  seed_option)
+                       sklearn_seed_option)
 from .elm import ELMClassifier, OSELMClassifier
 
 SETS = ["wdbc", "australian", "breast_cancer_wisconsin", "vote", "pima", "segment", "satimage",
@@ -37,7 +40,8 @@ def _timed_score(model, fit, X_test, y_test):
     return model.score(X_test, y_test), time.perf_counter() - start
 
 
-def run(data_home=None, n_hidden=200, seed=0):
+def run(data_home: str | None = None, n_hidden: int = 200, seed: int = 0
+        ) -> list[tuple[str, int, int, list[tuple[float, float]]]]:
     """Rows (dataset, n_train, n_test, [(accuracy, seconds)] per model) for the sets available."""
     datasets.get_data_home(data_home)  # a folder that does not exist is an error, not "no data"
     rows = []
@@ -67,7 +71,8 @@ def run(data_home=None, n_hidden=200, seed=0):
     return rows
 
 
-def table(rows, n_hidden):
+def table(rows: Sequence[tuple[str, int, int, Sequence[tuple[float, float]]]],
+          n_hidden: int) -> str:
     head = (f"| data set | train | test | ELM ({n_hidden}) acc | s | OS-ELM, 10 chunks acc | s "
             "| logistic regression acc | s |")
     lines = [head, "|" + "---|" * 9]
@@ -77,14 +82,16 @@ def table(rows, n_hidden):
     return "\n".join(lines)
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m fastelm.demo",
                                      description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=directory_option,
                         help="directory with UCI/IDX files (else $FASTELM_DATA)")
     parser.add_argument("--hidden", type=positive_int_option, default=200,
                         help="hidden nodes (default 200)")
-    parser.add_argument("--seed", type=seed_option, default=0, help="seeds splits and models")
+    # the seed goes to scikit-learn's train_test_split too: 32 bits
+    parser.add_argument("--seed", type=sklearn_seed_option, default=0,
+                        help="seeds splits and models (an integer in [0, 2**32 - 1])")
     parser.add_argument("--out", help="also write the table to this Markdown file")
     return run_command("fastelm demo", parser, _main, argv)
 

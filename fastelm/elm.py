@@ -4,9 +4,13 @@ ELM (Huang et al. 2006): H = g(XW + b) with random W, b; beta = ridge fit of T o
 OS-ELM (Liang et al. 2006): the same readout updated chunk by chunk by recursive least squares;
 after any chunking it equals the batch ELM on every row seen (same W, b, alpha).
 """
+from __future__ import annotations
+
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
@@ -15,7 +19,10 @@ from ._base import (BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs,
                     _label_of_largest)
 from ._gram import DirectLinksMap, gram_sums, is_dask_input
 from ._rls import RecursiveRidge
-from ._validation import Interval
+from ._validation import DType, Interval, RandomState
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 # parameters fixed by the first partial_fit (a change in between would mix two models)
 _STREAM_FIXED = ("n_hidden", "activation", "alpha", "dtype", "window", "direct_links")
@@ -30,8 +37,9 @@ class _ELM(BaseRandomLayerReadout):
     _parameter_constraints = {**BaseRandomLayerReadout._parameter_constraints,
                               "direct_links": ["boolean"]}
 
-    def __init__(self, n_hidden=100, activation="tanh", alpha=1e-3, direct_links=False,
-                 random_state=None, dtype="float64"):
+    def __init__(self, n_hidden: int = 100, activation: str = "tanh", alpha: float = 1e-3,
+                 direct_links: bool = False, random_state: RandomState = None,
+                 dtype: DType = "float64"):
         super().__init__(n_hidden=n_hidden, activation=activation, alpha=alpha,
                          random_state=random_state, dtype=dtype)
         self.direct_links = direct_links
@@ -40,7 +48,7 @@ class _ELM(BaseRandomLayerReadout):
         """A = g(XW + b), or A = [X, g(XW + b)] with direct links."""
         return _with_direct_links(self, super()._feature_map())
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Draw W, b and fit the readout beta = (HᵀH + alpha I)⁻¹ HᵀT (or its dual form).
 
         Parameters
@@ -71,8 +79,9 @@ class _OSELM(BaseRandomLayerReadout):
                               "forgetting_factor": [Interval(Real, 0, 1, closed="right")],
                               "window": [None, Interval(Integral, 1, None, closed="left")]}
 
-    def __init__(self, n_hidden=100, activation="tanh", alpha=1e-3, random_state=None,
-                 dtype="float64", forgetting_factor=1.0, window=None):
+    def __init__(self, n_hidden: int = 100, activation: str = "tanh", alpha: float = 1e-3,
+                 random_state: RandomState = None, dtype: DType = "float64",
+                 forgetting_factor: float = 1.0, window: int | None = None):
         super().__init__(n_hidden=n_hidden, activation=activation, alpha=alpha,
                          random_state=random_state, dtype=dtype)
         self.forgetting_factor = forgetting_factor
@@ -104,7 +113,7 @@ class _OSELM(BaseRandomLayerReadout):
         """A = g(XW + b), or A = [X, g(XW + b)] with direct links."""
         return _with_direct_links(self, super()._feature_map())
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Start afresh and learn (X, y) as one chunk.
 
         Parameters
@@ -187,7 +196,7 @@ class _OSELM(BaseRandomLayerReadout):
             if hasattr(self, "window_T_"):
                 self.window_T_ = np.insert(self.window_T_, positions, 0, axis=1)
 
-    def forget(self, X, y):
+    def forget(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Remove rows learned earlier, exactly: the readout becomes the ridge fit on the rows
         that remain (a deletion request, a retention rule).
 
@@ -232,7 +241,7 @@ class _OSELM(BaseRandomLayerReadout):
         return step
 
     @property
-    def beta_(self):
+    def beta_(self) -> np.ndarray:
         """Readout (L×m) on every row seen: solved when first read after a chunk (``rls_``)."""
         try:
             rls, W = self.__dict__["rls_"], self.__dict__["W_"]
@@ -260,8 +269,10 @@ class _DirectLinkedOSELM(_OSELM):
 
     _parameter_constraints = {**_OSELM._parameter_constraints, "direct_links": ["boolean"]}
 
-    def __init__(self, n_hidden=100, activation="tanh", alpha=1e-3, random_state=None,
-                 dtype="float64", forgetting_factor=1.0, window=None, direct_links=False):
+    def __init__(self, n_hidden: int = 100, activation: str = "tanh", alpha: float = 1e-3,
+                 random_state: RandomState = None, dtype: DType = "float64",
+                 forgetting_factor: float = 1.0, window: int | None = None,
+                 direct_links: bool = False):
         super().__init__(n_hidden=n_hidden, activation=activation, alpha=alpha,
                          random_state=random_state, dtype=dtype,
                          forgetting_factor=forgetting_factor, window=window)
@@ -279,7 +290,11 @@ def _check_classes(classes):
     return labels
 
 
-def partial_fit_classifier(model, X, y, classes):
+_Online = TypeVar("_Online", bound=_OSELM)
+
+
+def partial_fit_classifier(model: _Online, X: ArrayLike, y: ArrayLike,
+                           classes: ArrayLike | str | None) -> _Online:
     """An online classifier's partial_fit with ``classes`` checked (shared by OS-ELM, FOS-ELM).
 
     First call: ``classes`` is every label ever to appear, or 'grow' (the first chunk's
@@ -416,7 +431,7 @@ class OSELMRegressor(RegressorOutputs, RegressorMixin, _DirectLinkedOSELM):
     learning algorithm for feedforward networks.
     """
 
-    def partial_fit(self, X, y):
+    def partial_fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Absorb one chunk: beta becomes the ridge fit on every row seen so far.
 
         Parameters
@@ -462,7 +477,8 @@ class OSELMClassifier(ClassifierOutputs, ClassifierMixin, _DirectLinkedOSELM):
         the linear part, the hidden nodes adding what is not linear.
     """
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X: ArrayLike, y: ArrayLike,
+                    classes: ArrayLike | str | None = None) -> Self:
         """Absorb one chunk: beta becomes the ridge fit on every row seen so far.
 
         Parameters

@@ -33,10 +33,12 @@ Choices where the paper is silent or ambiguous (each reachable by a parameter wh
   population and random draws (common random numbers), and a repetition's score is the best
   individual's validation RMSE (V both guides the DE and scores it, as in Algorithm 1 + 3).
 """
+from __future__ import annotations
+
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Self
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -49,6 +51,9 @@ from ._ridge import ridge_fit
 from ._targets import TargetCoding
 from ._validation import (FRACTION, NONNEGATIVE, NONNEGATIVE_INT, OPEN_FRACTION, POSITIVE_INT,
                           DType, RandomState, StrOptions, check_memory, validate_params)
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["DEELMClassifier", "DEELMRegressor", "StrategySelection", "scaling_factor",
            "select_strategy"]

@@ -27,13 +27,20 @@ make_synthetic_abide   write synthetic subjects in exactly that layout (numpy on
 from __future__ import annotations
 
 import csv
+import os
 import warnings
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils import Bunch
+
+from ._validation import RandomState
+
+PathLike = str | os.PathLike
 
 __all__ = [
     "FMRIFormatError",
@@ -88,7 +95,7 @@ class BadSubjectError(ValueError):
     the (file_id, reason) pairs.
     """
 
-    def __init__(self, message, excluded=()):
+    def __init__(self, message: str, excluded: Iterable[tuple[str, str]] = ()):
         super().__init__(message)
         self.excluded = list(excluded)
 
@@ -132,7 +139,7 @@ def _parse_header(line):
     return [t.strip().lstrip("#").strip() for t in tokens]
 
 
-def read_roi_file(path):
+def read_roi_file(path: PathLike) -> tuple[np.ndarray, list[str]]:
     """Read one ``*_rois_<atlas>.1D`` file.
 
     Parameters
@@ -159,7 +166,8 @@ def read_roi_file(path):
     """
     path = Path(path)
     names = None
-    rows, line_numbers = [], []
+    rows: list[list[str]] = []
+    line_numbers: list[int] = []
     with open(path, encoding="utf-8-sig") as fh, _reading(path, FMRIFormatError):
         for lineno, line in enumerate(fh, start=1):
             stripped = line.strip()
@@ -234,7 +242,7 @@ def _parse_dx(value, file_id, line):
     return int(number)
 
 
-def read_phenotype(csv_path):
+def read_phenotype(csv_path: PathLike) -> Bunch:
     """Read an ABIDE phenotype CSV with the standard library ``csv`` module.
 
     Parameters
@@ -270,7 +278,7 @@ def read_phenotype(csv_path):
         if header is None:
             raise PhenotypeError(f"{csv_path}: empty phenotype file")
         header = [h.strip() for h in header]
-        index = {}
+        index: dict[str, int] = {}
         for i, name in enumerate(header):
             index.setdefault(name.upper(), i)
         missing = [c for c in _REQUIRED_COLUMNS if c not in index]
@@ -345,7 +353,8 @@ def _fisher_z_upper(series, eps):
     return np.arctanh(np.clip(r[iu], -1.0 + eps, 1.0 - eps))
 
 
-def connectivity_features(series, *, eps=1e-7):
+def connectivity_features(series: np.ndarray | Sequence[ArrayLike], *, eps: float = 1e-7
+                          ) -> np.ndarray:
     """Functional-connectivity features: Fisher-z of the Pearson correlations between ROIs.
 
     For a T×M series, r = Pearson correlation matrix of the M columns; the features are
@@ -438,7 +447,8 @@ def _has_rois(folder, suffix):
     return folder.is_dir() and any(p.name.endswith(suffix) for p in folder.iterdir())
 
 
-def find_roi_folder(directory, atlas="aal", strategy=None, pipeline=None):
+def find_roi_folder(directory: PathLike, atlas: str = "aal", strategy: str | None = None,
+                    pipeline: str | None = None) -> tuple[Path, list[Path]]:
     """The folder holding ``*_rois_<atlas>.1D`` files under ``directory``, and the phenotype
     CSV's folders to search, for the three layouts :func:`load_roi_dataset` reads.
 
@@ -492,18 +502,18 @@ def _minimum_length(lengths):
 
 
 def load_roi_dataset(
-    directory,
-    phenotype_csv=None,
+    directory: PathLike,
+    phenotype_csv: PathLike | None = None,
     *,
-    atlas="aal",
-    length=None,
-    features="timeseries",
-    on_bad="report",
-    sites=None,
-    eps=1e-7,
-    strategy=None,
-    pipeline=None,
-):
+    atlas: str = "aal",
+    length: int | None = None,
+    features: str = "timeseries",
+    on_bad: str = "report",
+    sites: str | Sequence[str] | None = None,
+    eps: float = 1e-7,
+    strategy: str | None = None,
+    pipeline: str | None = None,
+) -> Bunch:
     """Load the subjects of an ABIDE-Preprocessed-style directory as a feature matrix.
 
     Subjects are the phenotype rows (in CSV order) with a FILE_ID other than ``'no_filename'``,
@@ -720,6 +730,7 @@ def load_roi_dataset(
         warnings.warn(message, ExcludedSubjectsWarning, stacklevel=2)
     if not series:
         raise BadSubjectError("no usable subject", excluded)
+    assert common is not None and roi_names is not None  # set by the first usable subject
 
     if features == "timeseries":
         data = np.vstack(rows_out)
@@ -802,20 +813,20 @@ def _pair_loadings(pairs, n_rois, loading):
 
 
 def make_synthetic_abide(
-    directory,
-    n_subjects=60,
-    n_rois=116,
-    lengths=(100, 200),
-    effect_size=0.6,
-    n_sites=3,
-    atlas="aal",
-    random_state=None,
+    directory: PathLike,
+    n_subjects: int = 60,
+    n_rois: int = 116,
+    lengths: int | tuple[int, int] | Sequence[int] = (100, 200),
+    effect_size: float = 0.6,
+    n_sites: int = 3,
+    atlas: str = "aal",
+    random_state: RandomState = None,
     *,
-    n_effect_pairs=None,
-    site_effect=0.5,
-    ar=0.5,
-    n_networks=7,
-):
+    n_effect_pairs: int | None = None,
+    site_effect: float = 0.5,
+    ar: float = 0.5,
+    n_networks: int = 7,
+) -> Bunch:
     """Write synthetic subjects in the ABIDE Preprocessed layout, with a known group effect.
 
     Each subject's series is x_t = offset + scale · B s_t, t = 0..T-1, where the latent sources

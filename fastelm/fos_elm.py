@@ -13,17 +13,25 @@ OS-ELM. For every later chunk (docs/algorithms.md §4):
      row seen so far;
   5. the OS-ELM update with the chunk on the kept nodes.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import ClassifierOutputs, RegressorOutputs
-from ._validation import NONNEGATIVE, POSITIVE_INT
+from ._validation import NONNEGATIVE, POSITIVE_INT, DType, RandomState
 from .elm import _OSELM, partial_fit_classifier
 from .global_sensitivity import hidden_node_sensitivity
 
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
-def nodes_to_drop(total_index, delta, min_nodes):
+
+def nodes_to_drop(total_index: np.ndarray, delta: float, min_nodes: int) -> np.ndarray:
     """Indices with S_T < delta, lowest S_T first, leaving at least ``min_nodes`` nodes.
 
     Parameters
@@ -50,9 +58,11 @@ class _FOSELM(_OSELM):
                               "min_nodes": POSITIVE_INT, "efast_samples": POSITIVE_INT,
                               "efast_interference": POSITIVE_INT}
 
-    def __init__(self, n_hidden=200, activation="tanh", alpha=1e-3, delta=1e-3, min_nodes=10,
-                 efast_samples=1025, efast_interference=4, random_state=None, dtype="float64",
-                 forgetting_factor=1.0, window=None):
+    def __init__(self, n_hidden: int = 200, activation: str = "tanh", alpha: float = 1e-3,
+                 delta: float = 1e-3, min_nodes: int = 10, efast_samples: int = 1025,
+                 efast_interference: int = 4, random_state: RandomState = None,
+                 dtype: DType = "float64", forgetting_factor: float = 1.0,
+                 window: int | None = None):
         super().__init__(n_hidden=n_hidden, activation=activation, alpha=alpha,
                          random_state=random_state, dtype=dtype,
                          forgetting_factor=forgetting_factor, window=window)
@@ -96,7 +106,7 @@ class _FOSELM(_OSELM):
         self.n_nodes_history_.append(self.W_.shape[1])
 
     @property
-    def n_nodes_(self):
+    def n_nodes_(self) -> int:
         """Hidden nodes alive now."""
         check_is_fitted(self, "W_")
         return self.W_.shape[1]
@@ -137,7 +147,7 @@ class FOSELMRegressor(RegressorOutputs, RegressorMixin, _FOSELM):
     rls_ : the recursive ridge state (K, beta) on the alive nodes
     """
 
-    def partial_fit(self, X, y):
+    def partial_fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Prune by EFAST on this chunk (from the second chunk on), then absorb it.
 
         Parameters
@@ -186,7 +196,8 @@ class FOSELMClassifier(ClassifierOutputs, ClassifierMixin, _FOSELM):
     rls_ : the recursive ridge state (K, beta) on the alive nodes
     """
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X: ArrayLike, y: ArrayLike,
+                    classes: ArrayLike | str | None = None) -> Self:
         """Prune by EFAST on this chunk (from the second chunk on), then absorb it.
 
         Parameters

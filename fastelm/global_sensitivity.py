@@ -42,15 +42,21 @@ for global sensitivity analysis of model output. Technometrics 41(1), 39-56.
 Cukier, R. I. et al. (1973). Study of the sensitivity of coupled reaction systems to
 uncertainties in rate coefficients. I Theory. J. Chem. Phys. 59(8), 3873-3878.
 """
+from __future__ import annotations
+
 import math
 import numbers
 import warnings
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._hidden import check_generator
 from ._kernels.efast import linear_readout_curves
+from ._validation import RandomState
 
 __all__ = [
     "ConstantOutputWarning",
@@ -93,7 +99,7 @@ class EFASTResult:
     N: int
     M: int
 
-    def keys(self):
+    def keys(self) -> list[str]:
         """The dict keys: 'S1', 'ST', 'names' (as SALib's result).
 
         Returns
@@ -107,7 +113,7 @@ class EFASTResult:
             raise KeyError(key)
         return getattr(self, key)
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         """The indices and names as a plain dict.
 
         Returns
@@ -116,7 +122,7 @@ class EFASTResult:
         """
         return {k: self[k] for k in self.keys()}
 
-    def to_table(self, precision=4):
+    def to_table(self, precision: int = 4) -> str:
         """The indices as a plain-text table, one factor per row.
 
         Parameters
@@ -254,7 +260,9 @@ def _warn_constant(constant, names):
 # ---------------------------------------------------------------------------------------------
 # public API
 
-def efast_sample(problem, N, M=4, random_state=None, *, phases=None):
+def efast_sample(problem: Mapping[str, Any], N: int, M: int = 4,
+                 random_state: RandomState = None, *, phases: ArrayLike | None = None
+                 ) -> np.ndarray:
     """Points on the EFAST search curves: D runs of N points, one run per factor.
 
     Parameters
@@ -307,7 +315,7 @@ def efast_sample(problem, N, M=4, random_state=None, *, phases=None):
     return x.reshape(D * N, D)
 
 
-def efast_analyze(problem, Y, M=4):
+def efast_analyze(problem: Mapping[str, Any], Y: ArrayLike, M: int = 4) -> EFASTResult:
     """First-order and total EFAST indices from the outputs on ``efast_sample``'s points.
 
     Parameters
@@ -345,7 +353,8 @@ def efast_analyze(problem, Y, M=4):
     return EFASTResult(S1=S1, ST=ST, names=names, N=N, M=M)
 
 
-def efast(model, problem, N, M=4, random_state=None):
+def efast(model: Callable[[np.ndarray], ArrayLike], problem: Mapping[str, Any], N: int,
+          M: int = 4, random_state: RandomState = None) -> EFASTResult:
     """``efast_analyze(problem, model(efast_sample(problem, N, M, random_state)), M)``.
 
     Parameters
@@ -372,7 +381,10 @@ def efast(model, problem, N, M=4, random_state=None):
     return efast_analyze(problem, Y, M)
 
 
-def hidden_node_sensitivity(beta, lower, upper, N=1025, M=4, random_state=None, *, phases=None):
+def hidden_node_sensitivity(beta: ArrayLike, lower: ArrayLike, upper: ArrayLike, N: int = 1025,
+                            M: int = 4, random_state: RandomState = None, *,
+                            phases: ArrayLike | None = None
+                            ) -> tuple[np.ndarray, np.ndarray]:
     """EFAST indices of the hidden nodes for the linear readout y = z @ beta.
 
     Node j is a factor uniform on [lower_j, upper_j]. The estimate is EFAST's on the sample of

@@ -12,8 +12,10 @@ With the confusion matrix of a binary problem (positive = patient class, ``pos_l
 ``average='macro'`` treats each class in turn as positive and averages the per-class values.
 A ratio whose denominator is zero is `zero_division` (0 by default), without a warning.
 """
+from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.metrics import (
     accuracy_score,
     f1_score,
@@ -34,7 +36,7 @@ __all__ = [
 ]
 
 
-def accuracy(y_true, y_pred):
+def accuracy(y_true: ArrayLike, y_pred: ArrayLike) -> float:
     """Fraction of correctly classified samples.
 
     Parameters
@@ -49,7 +51,8 @@ def accuracy(y_true, y_pred):
     return float(accuracy_score(y_true, y_pred))
 
 
-def precision(y_true, y_pred, *, pos_label=1, average="binary", zero_division=0.0):
+def precision(y_true: ArrayLike, y_pred: ArrayLike, *, pos_label: int | str = 1,
+              average: str = "binary", zero_division: float = 0.0) -> float:
     """Precision TP / (TP + FP) of the positive class, or averaged over classes.
 
     Parameters
@@ -71,7 +74,8 @@ def precision(y_true, y_pred, *, pos_label=1, average="binary", zero_division=0.
                                  zero_division=zero_division))
 
 
-def sensitivity(y_true, y_pred, *, pos_label=1, average="binary", zero_division=0.0):
+def sensitivity(y_true: ArrayLike, y_pred: ArrayLike, *, pos_label: int | str = 1,
+                average: str = "binary", zero_division: float = 0.0) -> float:
     """Sensitivity (recall) TP / (TP + FN) of the positive class, or averaged over classes.
 
     Parameters
@@ -93,7 +97,8 @@ def sensitivity(y_true, y_pred, *, pos_label=1, average="binary", zero_division=
                               zero_division=zero_division))
 
 
-def specificity(y_true, y_pred, *, pos_label=1, average="binary", zero_division=0.0):
+def specificity(y_true: ArrayLike, y_pred: ArrayLike, *, pos_label: int | str = 1,
+                average: str = "binary", zero_division: float = 0.0) -> float:
     """Specificity TN / (TN + FP): the recall of the negative class.
 
     Parameters
@@ -131,7 +136,8 @@ def specificity(y_true, y_pred, *, pos_label=1, average="binary", zero_division=
     return float(per_class.mean())
 
 
-def f_measure(y_true, y_pred, *, pos_label=1, average="binary", zero_division=0.0):
+def f_measure(y_true: ArrayLike, y_pred: ArrayLike, *, pos_label: int | str = 1,
+              average: str = "binary", zero_division: float = 0.0) -> float:
     """F-measure, the harmonic mean of precision and sensitivity.
 
     Parameters
@@ -153,7 +159,7 @@ def f_measure(y_true, y_pred, *, pos_label=1, average="binary", zero_division=0.
                           zero_division=zero_division))
 
 
-def rmse(y_true, y_pred):
+def rmse(y_true: ArrayLike, y_pred: ArrayLike) -> float:
     """Root mean squared error, averaged over outputs for 2-D targets.
 
     Parameters
@@ -168,7 +174,8 @@ def rmse(y_true, y_pred):
     return float(root_mean_squared_error(y_true, y_pred))
 
 
-def classification_report_dict(y_true, y_pred, pos_label=1, *, average="binary"):
+def classification_report_dict(y_true: ArrayLike, y_pred: ArrayLike, pos_label: int | str = 1,
+                               *, average: str = "binary") -> dict[str, float]:
     """Accuracy, precision, sensitivity, specificity and f_measure in one dict.
 
     Parameters
@@ -185,7 +192,7 @@ def classification_report_dict(y_true, y_pred, pos_label=1, *, average="binary")
     report : dict
         ``{'accuracy', 'precision', 'sensitivity', 'specificity', 'f_measure'}`` to floats.
     """
-    kwargs = {"pos_label": pos_label, "average": average}
+    kwargs: dict = {"pos_label": pos_label, "average": average}
     return {
         "accuracy": accuracy(y_true, y_pred),
         "precision": precision(y_true, y_pred, **kwargs),

@@ -36,11 +36,16 @@ returns them.
 The refit on all rows at the chosen point solves from the same total S: no further pass.
 ``penalty_scores`` applies the same algebra to an online (OS-ELM) model's running sums.
 """
+from __future__ import annotations
+
 import copy
 import itertools
 import numbers
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.linalg import solve_triangular
 from scipy.linalg.lapack import dpocon, dpotrf
 from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
@@ -53,9 +58,17 @@ from ._gram import (BLOCK_BYTES, DirectLinksMap, GramSums, HiddenMap, dual_reado
                     gram_sums, is_dask_input, kernel_prefixes)
 from ._hidden import check_activation, check_dtype, check_generator, random_weights
 from ._ridge import RCOND_MIN, add_to_diagonal, serial_blas_if_small, spd_solve
-from ._validation import check_memory, check_positive_int
+from ._validation import DType, RandomState, check_memory, check_positive_int
 from .bls import BLSClassifier, BLSRegressor, BroadGram, _BLS, serial_if_small
-from .elm import ELMClassifier, ELMRegressor
+from .elm import ELMClassifier, ELMRegressor, _OSELM
+
+if TYPE_CHECKING:
+    from sklearn.model_selection import BaseCrossValidator
+    from typing_extensions import Self
+
+    # the cv and scoring parameters, as scikit-learn's searches take them
+    CV: TypeAlias = int | BaseCrossValidator | Iterable[tuple[ArrayLike, ArrayLike]] | None
+    Scoring: TypeAlias = str | Callable[..., float] | None
 
 __all__ = ["ELMRegressorCV", "ELMClassifierCV", "BLSRegressorCV", "BLSClassifierCV",
            "penalty_scores"]
@@ -360,9 +373,11 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
                               BaseRandomLayerReadout._parameter_constraints.items()
                               if k != "alpha"}
 
-    def __init__(self, n_hidden=100, activation="tanh", alphas=ALPHAS, hidden_sizes=None,
-                 direct_links=False, cv=None, scoring=None, random_state=None,
-                 dtype="float64"):
+    def __init__(self, n_hidden: int = 100, activation: str = "tanh",
+                 alphas: Sequence[float] = ALPHAS, hidden_sizes: Sequence[int] | None = None,
+                 direct_links: bool | Sequence[bool] = False, cv: CV = None,
+                 scoring: Scoring = None, random_state: RandomState = None,
+                 dtype: DType = "float64"):
         self.n_hidden = n_hidden
         self.activation = activation
         self.alphas = alphas
@@ -377,7 +392,7 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         fmap = HiddenMap(self.W_, self.b_, check_activation(self.activation))
         return DirectLinksMap(fmap, self.n_features_in_) if self.direct_links_ else fmap
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Score every (alpha, hidden size[, direct_links]) on every split from one pass of
         Gram sums, then refit the best on all rows from the same sums.
 
@@ -423,7 +438,8 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         scorer = _check_scorer(self.scoring, template)
         W, b = random_weights(check_generator(self.random_state), d, top, dtype)
         self._layer, self._sizes, self._alphas = HiddenMap(W, b, code), sizes, alphas
-        self._totals, self._kernels = {}, {}
+        self._totals: dict = {}
+        self._kernels: dict = {}
         link, a, s = self._search(X, y, T, alphas, sizes, links, scorer, folds, template)
         k = sizes[s]
         self.alpha_, self.n_hidden_, self.direct_links_ = alphas[a], k, links[link]
@@ -641,7 +657,7 @@ def _broad_rows(layer, Z):
     return next(layer._broad_blocks(Z, rows=max(Z.shape[0], 1)))[2]  # one block: not reused
 
 
-class _BLSCV(_SearchCV):
+class _BLSCV(_SearchCV, _BLS):
     """Broad Learning System with the readout penalty C chosen by cross-validation.
 
     A BLS layer is learned from its training rows (input scaling, sparse autoencoders, shrink),
@@ -667,9 +683,12 @@ class _BLSCV(_SearchCV):
     _parameter_constraints = {k: v for k, v in _BLS._parameter_constraints.items()
                               if k not in ("reg", "direct_links")}
 
-    def __init__(self, n_windows=10, nodes_per_window=10, n_enhancement=1000, shrink=0.8,
-                 regs=REGS, sparse_lambda=1e-3, preprocessing="minmax", direct_links=False,
-                 cv=None, scoring=None, random_state=None, dtype="float64", shared_layer=False):
+    def __init__(self, n_windows: int = 10, nodes_per_window: int = 10,
+                 n_enhancement: int = 1000, shrink: float = 0.8, regs: Sequence[float] = REGS,
+                 sparse_lambda: float = 1e-3, preprocessing: str = "minmax",
+                 direct_links: bool | Sequence[bool] = False, cv: CV = None,
+                 scoring: Scoring = None, random_state: RandomState = None,
+                 dtype: DType = "float64", shared_layer: bool = False):
         self.n_windows = n_windows
         self.nodes_per_window = nodes_per_window
         self.n_enhancement = n_enhancement
@@ -677,7 +696,7 @@ class _BLSCV(_SearchCV):
         self.regs = regs
         self.sparse_lambda = sparse_lambda
         self.preprocessing = preprocessing
-        self.direct_links = direct_links
+        self.direct_links = direct_links  # type: ignore[assignment]  # a grid, not _BLS's bool
         self.cv = cv
         self.scoring = scoring
         self.random_state = random_state
@@ -688,7 +707,7 @@ class _BLSCV(_SearchCV):
         return self.__dict__.get("direct_links_", False)
 
     @property
-    def reg(self):
+    def reg(self) -> float:  # type: ignore[override]  # _BLS's reg, read-only: reg_
         """The chosen penalty ``reg_``: the readout's C for ``fit``'s refit and increments."""
         try:
             return self.__dict__["reg_"]
@@ -701,7 +720,7 @@ class _BLSCV(_SearchCV):
         return self._base_class(reg=reg, direct_links=direct_links,
                                 **{k: getattr(self, k) for k in names})
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Score every penalty of ``regs`` on every split (one BLS layer and Gram sum per
         split), then fit the BLS on all rows at the best one (``reg_``).
 
@@ -848,7 +867,7 @@ _BLS_PARAMS_DOC = """
 """
 
 
-class BLSRegressorCV(RegressorOutputs, RegressorMixin, _BLSCV, _BLS):
+class BLSRegressorCV(RegressorOutputs, RegressorMixin, _BLSCV):
     __doc__ = """BLS regressor whose readout penalty is chosen by cross-validation: one broad
     layer and Gram sum per split, every penalty from it (``_BLSCV``); every score equals
     ``GridSearchCV`` over ``BLSRegressor`` with the same grid, splits and scorer.
@@ -862,7 +881,7 @@ class BLSRegressorCV(RegressorOutputs, RegressorMixin, _BLSCV, _BLS):
         return view
 
 
-class BLSClassifierCV(ClassifierOutputs, ClassifierMixin, _BLSCV, _BLS):
+class BLSClassifierCV(ClassifierOutputs, ClassifierMixin, _BLSCV):
     __doc__ = """BLS classifier whose readout penalty is chosen by cross-validation: one broad
     layer and Gram sum per split, every penalty from it; every score equals ``GridSearchCV``
     over ``BLSClassifier`` with the same grid, splits and scorer. On small, wide data
@@ -884,7 +903,8 @@ class BLSClassifierCV(ClassifierOutputs, ClassifierMixin, _BLSCV, _BLS):
 # --------------------------------------------------------------------------- online models
 
 
-def penalty_scores(model, X, y, alphas, scoring=None):
+def penalty_scores(model: _OSELM, X: ArrayLike, y: ArrayLike, alphas: Sequence[float],
+                   scoring: Scoring = None) -> np.ndarray:
     """Score ridge penalties on held-out rows from a fitted online model's sums, no refit.
 
     An OS-ELM (``OSELMRegressor``, ``OSELMClassifier``, FOS-ELM) keeps, over every row it has

@@ -25,13 +25,20 @@ scores' scale (``tests/test_onnx.py``). The graph is built with ``onnx.helper`` 
 by ``onnx.checker``; a preprocessing step fitted in scikit-learn can be exported with
 skl2onnx and joined in front of it (``onnx.compose.merge_models``).
 """
+from __future__ import annotations
+
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
-from sklearn.base import is_classifier
+from numpy.typing import ArrayLike
+from sklearn.base import BaseEstimator, is_classifier
 from sklearn.utils.validation import check_is_fitted
 
 from ._hidden import check_activation
+
+if TYPE_CHECKING:
+    import onnx
 
 TARGET_OPSET = 17
 MIN_OPSET = 13  # Softmax over one axis, ReduceSumSquare with an axes attribute
@@ -208,7 +215,8 @@ def _tensor_type(dtype):
             np.dtype(object): TensorProto.STRING}[np.dtype(dtype)]
 
 
-def to_onnx(model, X_sample, *, target_opset=None, options=None):
+def to_onnx(model: BaseEstimator, X_sample: ArrayLike, *, target_opset: int | None = None,
+            options: dict[str, bool] | None = None) -> onnx.ModelProto:
     """The ONNX model (``onnx.ModelProto``) of a fitted fastelm estimator's predictions.
 
     Parameters
@@ -324,7 +332,7 @@ def _skl2onnx_convert(scope, operator, container):
                            op_version=MIN_OPSET, **attrs)
 
 
-def register_skl2onnx():
+def register_skl2onnx() -> None:
     """Register fastelm's estimators with skl2onnx (``pip install fastelm[onnx]``).
 
     Afterwards ``skl2onnx.to_onnx(model, X)`` converts a fitted ELM, OS-ELM, FOS-ELM or BLS

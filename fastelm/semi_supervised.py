@@ -7,12 +7,14 @@ family, a Tri-training of DE-tuned ELMs, is in :mod:`fastelm.deelm_ssc`.
 
 Unlabelled rows are marked in ``y`` as in ``sklearn.semi_supervised`` (-1 by default).
 """
+from __future__ import annotations
+
 import numbers
 import warnings
 from collections.abc import Sequence
 from fractions import Fraction
 from math import ceil, floor
-from typing import Self
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -26,6 +28,9 @@ from sklearn.utils.validation import check_is_fitted
 from ._hidden import check_generator
 from ._targets import check_two_classes
 from ._validation import NONNEGATIVE_INT, RANDOM_STATE, RandomState, validate_data
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["TriTrainingClassifier", "check_no_nan_marker", "encode_labelled"]
 

@@ -19,15 +19,27 @@ without the per-call input validation that dominates the cost of small chunks. W
 at most ``SERIAL_CHUNK`` rows the loop runs on one BLAS and Numba thread: a thread pool's
 start-up costs more than a chunk's products.
 """
+from __future__ import annotations
+
 import time
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._threads import thread_limit
 from ._validation import check_positive_int
 
 SERIAL_CHUNK = 1000
+
+
+class OnlineLearner(Protocol):
+    """What ``prequential`` evaluates: an object with ``predict`` and ``partial_fit``."""
+
+    def predict(self, *args: Any, **kwargs: Any) -> ArrayLike: ...
+
+    def partial_fit(self, *args: Any, **kwargs: Any) -> object: ...
 
 
 @dataclass
@@ -53,16 +65,18 @@ class PrequentialResult:
     seconds: float
 
     @property
-    def rows_per_second(self):
+    def rows_per_second(self) -> float:
         return len(self.correct) / self.seconds if self.seconds > 0 else float("inf")
 
-    def mean_accuracy(self, start=0, stop=None):
+    def mean_accuracy(self, start: int = 0, stop: int | None = None) -> float:
         """Accuracy over the scored rows in [start, stop)."""
         scored = self.correct[start:stop]
         return float(np.nanmean(scored)) if np.isfinite(scored).any() else float("nan")
 
 
-def prequential(model, X, y, *, chunk_size=100, window=1000, classes="all", fused=True):
+def prequential(model: OnlineLearner, X: ArrayLike, y: ArrayLike, *, chunk_size: int = 100,
+                window: int = 1000, classes: ArrayLike | str | None = "all", fused: bool = True
+                ) -> PrequentialResult:
     """Test-then-train ``model`` over the rows of (X, y) in chunks of ``chunk_size``.
 
     Parameters

@@ -1,6 +1,8 @@
 """The command lines (``fastelm`` and every ``python -m fastelm.experiments.*``): each paper
 gets its own data folder option, and every user error is one error line on stderr naming the
 option or path, with exit status 2, before any work starts (issue 14, items 6, 8, 9, 12, 14)."""
+import argparse
+import os
 import types
 
 import pytest
@@ -61,6 +63,9 @@ CASES = [
     ("bls_fmri", ["--data", "MISSING", "--out", "OUT"], "--data"),
     ("bls_fmri", ["--out", "FILE"], "--out"),
     ("bls_fmri", ["--seed", "-1", "--out", "OUT"], "--seed"),
+    ("bls_fmri", ["--seed", str(2**70), "--out", "OUT"], "--seed"),
+    ("fastelm", ["reproduce", "bls-fmri", "--seed", str(2**32), "--out", "OUT"], "--seed"),
+    ("demo", ["--seed", str(2**32)], "--seed"),
 ]
 
 
@@ -153,6 +158,41 @@ def test_seed_of_any_size_is_accepted():
     assert _command.seed_option(str(2**70)) == 2**70
     assert cli.build_parser().parse_args(["reproduce", "all", "--seed", str(2**70)]).seed \
         == 2**70
+    for module in (fos_elm, de_elm_ssc):  # their seeds go through numpy's SeedSequence
+        assert module.SEED_OPTION(str(2**70)) == 2**70
+
+
+def test_sklearn_seed_range_is_the_one_scikit_learn_takes():
+    """bls_fmri and the demo seed scikit-learn's splitters and comparators: their --seed stops
+    where scikit-learn's random_state does."""
+    from sklearn.model_selection import StratifiedKFold
+
+    top, y = _command.SKLEARN_SEED_MAX, [0, 1] * 5
+    assert _command.sklearn_seed_option(str(top)) == top
+    next(StratifiedKFold(2, shuffle=True, random_state=top).split(y, y))
+    with pytest.raises(ValueError):
+        next(StratifiedKFold(2, shuffle=True, random_state=top + 1).split(y, y))
+    for text in (str(top + 1), "-1"):
+        with pytest.raises(argparse.ArgumentTypeError, match=r"in \[0, 4294967295\]"):
+            _command.sklearn_seed_option(text)
+    assert bls_fmri.SEED_OPTION is _command.sklearn_seed_option
+
+
+@pytest.mark.parametrize("entry, argv", [
+    ("bls_fmri", ["--seed", str(2**70), "--quick"]),
+    ("fastelm", ["reproduce", "bls-fmri", "--seed", str(2**70), "--quick"]),
+    ("fastelm", ["reproduce", "all", "--seed", str(2**32), "--quick"]),
+])
+def test_seed_beyond_32_bits_is_refused_before_any_work(entry, argv, paths, capsys):
+    """issue 13: ``--seed 2**70`` where scikit-learn is seeded (bls-fmri, and so ``reproduce
+    all``) is one line naming --seed and the range, exit 2, before the output folder exists
+    (it was scikit-learn's "Seed must be between 0 and 2**32 - 1" after the data was made)."""
+    assert MAINS[entry](argv + ["--out", paths["OUT"]]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    error = err.strip().splitlines()[-1]
+    assert ": error: argument --seed: " in error and "[0, 4294967295]" in error, err
+    assert not os.path.exists(paths["OUT"])
 
 
 def test_reproduce_passes_each_paper_its_folder(tmp_path, monkeypatch, capsys):
@@ -162,7 +202,7 @@ def test_reproduce_passes_each_paper_its_folder(tmp_path, monkeypatch, capsys):
         def run(**kwargs):
             seen[name] = kwargs
             return {"files": [], "table": None}
-        return types.SimpleNamespace(run=run)
+        return types.SimpleNamespace(run=run, SEED_OPTION=_command.seed_option)
 
     monkeypatch.setattr(cli.importlib, "import_module", fake_module)
     uci, fmri = tmp_path / "uci", tmp_path / "fmri"
@@ -190,7 +230,7 @@ def test_reproduce_prints_each_table_and_each_skip_reason_once(tmp_path, monkeyp
         def run(**kwargs):
             return {"files": [], "table": f"| table of {name} |",
                     "skipped": {"satimage": "sat.trn and sat.tst not found"}}
-        return types.SimpleNamespace(run=run)
+        return types.SimpleNamespace(run=run, SEED_OPTION=_command.seed_option)
 
     monkeypatch.setattr(cli.importlib, "import_module", fake_module)
     assert cli.main(["reproduce", "all", "--quick", "--out", str(tmp_path)]) == 0

@@ -892,6 +892,8 @@ def main(argv=None):
     """``python -m fastelm.experiments.deep --data DIR [--out DIR] [--features KIND ...]``."""
     import argparse
 
+    from .bls_fmri import SEED_OPTION
+
     parser = argparse.ArgumentParser(
         prog="python -m fastelm.experiments.deep",
         description="BrainNetCNN and the population GCN (and BLS-CV for the time ratio) on the "
@@ -901,7 +903,8 @@ def main(argv=None):
     parser.add_argument("--atlas", default="cc200")
     parser.add_argument("--features", nargs="+", default=["connectivity"],
                         choices=sorted(TRIANGLES))
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=SEED_OPTION, default=0,
+                        help="seeds the folds (the BLS-fMRI reproduction's) and the networks")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     records = run_abide(args.data, args.out, tuple(args.features), atlas=args.atlas,

@@ -39,11 +39,11 @@ from .protocol import (CPU, KINDS, METRICS, TIME, FoldFeatures, bls_permutation_
                        connectome_pipeline, cv_splits,
                        evaluate, fit_timed, limit_threads, permutation_test, run_splits,
                        site_splits)
-from .reproduce import (FEATURES, REAL_SETTINGS, SETTINGS, SYNTHETIC, detect_atlas, load, main,
-                  make_synthetic, run, settings_for)
+from .reproduce import (FEATURES, REAL_SETTINGS, SEED_OPTION, SETTINGS, SYNTHETIC, detect_atlas,
+                        load, main, make_synthetic, run, settings_for)
 
 __all__ = ["BLS_PARAMS", "DNN_LAYERS", "EXTRA_MODELS", "FASTELM_MODELS", "MODELS",
-           "default_models", "describe", "reseed", "LITERATURE", "TARGETS",
+           "SEED_OPTION", "default_models", "describe", "reseed", "LITERATURE", "TARGETS",
            "plot_accuracy_time", "rewrite_outputs", "target_checks", "write_outputs", "KINDS",
            "CPU", "bls_permutation_test", "METRICS", "TIME", "FoldFeatures",
            "connectome_pipeline", "cv_splits", "evaluate",

@@ -203,7 +203,8 @@ def _fold_seed(random_state, i):
     return int(np.random.SeedSequence([random_state, i]).generate_state(1)[0])
 
 
-_WARMED = set()  # (model name, feature kind) already warmed up in this process
+# (model name, feature kind) already warmed up in this process
+_WARMED: set[tuple[str, str]] = set()
 
 
 def _one_split(features, kinds, y, models, split, i, random_state, pos_label, warm_up,

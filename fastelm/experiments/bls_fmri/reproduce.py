@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..._command import check_output_dir, directory_option, run_command, seed_option
+from ..._command import check_output_dir, directory_option, run_command, sklearn_seed_option
 from ...fmri import (CroppedSeriesWarning, ExcludedSubjectsWarning, load_roi_dataset,
                      make_synthetic_abide)
 from .models import FASTELM_MODELS, default_models, describe
@@ -19,6 +19,8 @@ from .protocol import (KINDS, FoldFeatures, bls_permutation_test, cv_splits, run
                        site_splits)
 
 FEATURES = ("timeseries", "connectivity")  # what load() and the synthetic runs use
+# --seed: at most 2**32 - 1, as the scikit-learn folds and comparators it seeds take
+SEED_OPTION = sklearn_seed_option
 SYNTHETIC = ("effect", "null")
 
 #: synthetic data (``make_synthetic_abide``) and protocol, by mode.
@@ -385,8 +387,8 @@ def main(argv=None):
                         help="synthetic: 80 subjects of 30 ROIs, 5 folds; real data: 200 "
                              "subjects, 5 folds")
     parser.add_argument("--out", default="results/bls-fmri", help="output folder")
-    parser.add_argument("--seed", type=seed_option, default=0,
-                        help="seeds data, folds and models")
+    parser.add_argument("--seed", type=SEED_OPTION, default=0,
+                        help="seeds data, folds and models (an integer in [0, 2**32 - 1])")
     parser.add_argument("--data", type=directory_option, default=None,
                         help="an ABIDE layout directory (default: synthetic subjects written "
                              "to OUT/synthetic)")

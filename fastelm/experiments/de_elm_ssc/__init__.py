@@ -72,9 +72,10 @@ from .protocol import (CONFIG, COMMON, DATASETS, DE_METHODS, F_GRID, LABELS, LOA
                        MODES, PAPER, SHARE_METHODS, SHARES, Run, fit_score, grid_table,
                        hidden_table, load, main_table, make_model, select_strategies, settings,
                        share_table, split, standardise)
-from .reproduce import main, merge, rewrite, run
+from .reproduce import SEED_OPTION, main, merge, rewrite, run
 
-__all__ = ["run", "merge", "rewrite", "main", "settings", "load", "split", "standardise", "Run",
+__all__ = ["SEED_OPTION", "run", "merge", "rewrite", "main", "settings", "load", "split",
+           "standardise", "Run",
            "make_model", "fit_score", "select_strategies", "main_table", "share_table",
            "grid_table", "hidden_table", "write_outputs", "check_paper", "notes_text",
            "gap_analysis", "plot_hidden", "CONFIG", "COMMON", "DATASETS", "DE_METHODS",

@@ -48,9 +48,10 @@ from .outputs import check_claim, notes_text, plot_nodes, timings_text
 from .protocol import (ALPHAS, CONFIG, DATASETS, DELTA_RELS, FRIEDMAN_NOISE, FULL_REPEATS, KEYS,
                        LABELS, MODELS, QUICK_REPEATS, VALUES, configs, preprocess, run_repeat,
                        split, stream, tune, tune_text)
-from .reproduce import main, run
+from .reproduce import SEED_OPTION, main, run
 
-__all__ = ["run", "main", "configs", "split", "preprocess", "stream", "run_repeat", "tune",
+__all__ = ["SEED_OPTION", "run", "main", "configs", "split", "preprocess", "stream",
+           "run_repeat", "tune",
            "tune_text", "check_claim", "notes_text", "plot_nodes", "timings_text", "ALPHAS",
            "CONFIG", "DATASETS", "DELTA_RELS", "FRIEDMAN_NOISE", "FULL_REPEATS", "KEYS", "LABELS",
            "MODELS", "QUICK_REPEATS", "VALUES"]

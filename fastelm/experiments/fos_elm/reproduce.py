@@ -13,6 +13,9 @@ from .outputs import check_claim, notes_text, plot_nodes, timings_text
 from .protocol import (DATASETS, FULL_REPEATS, KEYS, LABELS, MODELS, QUICK_REPEATS, VALUES,
                        _load, _rng, configs, run_repeat, tune, tune_text)
 
+# --seed: any size (every seed goes through numpy's SeedSequence)
+SEED_OPTION = seed_option
+
 
 def run(quick=False, out_dir="results/fos-elm", seed=0, repeats=None, data_home=None,
         progress=True, *, datasets=None, config=None):
@@ -99,7 +102,7 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true",
                         help=f"L0 halved and {QUICK_REPEATS} repeats (about a minute)")
     parser.add_argument("--out", default="results/fos-elm", help="output folder")
-    parser.add_argument("--seed", type=seed_option, default=0,
+    parser.add_argument("--seed", type=SEED_OPTION, default=0,
                         help="seeds every split, stream order and hidden layer (default 0)")
     parser.add_argument("--repeats", type=positive_int_option, default=None,
                         help=f"repeats per data set (default {FULL_REPEATS}, quick "
