@@ -218,12 +218,14 @@ class TimeOSELMStream:
 
 
 class TrackAccuracy:
-    """Held-out accuracy on a fixed synthetic 5-class task (8000 train / 4000 test rows, d=32);
-    a drop flags a numerical regression that timings would not show."""
+    """Held-out error rate (1 − accuracy) on a fixed synthetic 5-class task (8000 train / 4000
+    test rows, d=32); a rise flags a numerical regression that timings would not show. (asv
+    reads every tracked value as lower-is-better: ``compare``, ``continuous`` and the
+    dashboard's regression list flag a rise, so accuracies are tracked as error rates.)"""
 
     params = [["float64", "float32"]]
     param_names = ["dtype"]
-    unit = "accuracy"
+    unit = "error rate"
     n_hidden = 500
 
     def setup(self, dtype):
@@ -231,17 +233,17 @@ class TrackAccuracy:
         X, y = classification_data(12000)
         self.Xtr, self.ytr, self.Xte, self.yte = X[:8000], y[:8000], X[8000:], y[8000:]
 
-    def track_elm_classifier(self, dtype):
+    def track_elm_classifier_error(self, dtype):
         clf = ELMClassifier(n_hidden=self.n_hidden, random_state=0, dtype=dtype)
         clf.fit(self.Xtr, self.ytr)
-        return float(np.mean(clf.predict(self.Xte) == self.yte))
+        return float(np.mean(clf.predict(self.Xte) != self.yte))
 
-    def track_oselm_classifier(self, dtype):
+    def track_oselm_classifier_error(self, dtype):
         clf = OSELMClassifier(n_hidden=self.n_hidden, random_state=0, dtype=dtype)
         clf.partial_fit(self.Xtr[:1000], self.ytr[:1000], classes=np.unique(self.ytr))
         for i in range(1000, 8000, 1000):
             clf.partial_fit(self.Xtr[i:i + 1000], self.ytr[i:i + 1000])
-        return float(np.mean(clf.predict(self.Xte) == self.yte))
+        return float(np.mean(clf.predict(self.Xte) != self.yte))
 
 
 class TrackOSELMMatchesBatch:
