@@ -75,6 +75,18 @@ def test_eelm_tolerance_is_relative_to_rmse_old(scale):
     assert not acc(old, 1.0, 1.06 * old, 0.5, de.EELM, eps, False)
 
 
+@pytest.mark.parametrize("rule", [de.PAPER, de.EELM])
+def test_elitism_accepts_a_trial_of_equal_rmse(rule):
+    """A protected (best) individual may be replaced by a trial no worse in RMSE: RMSE_new <=
+    RMSE_old, so an equal RMSE with a smaller norm is accepted under both rules, a larger RMSE
+    never (kills '<=' → '<' in the elitism test)."""
+    acc = de.accepts
+    assert acc(0.5, 2.0, 0.5, 1.0, rule, 0.05, True)
+    assert not acc(0.5, 2.0, 0.5, 3.0, rule, 0.05, True)       # equal RMSE, larger norm
+    assert not acc(0.5, 2.0, 0.5000001, 1.0, rule, 0.05, True)  # worse RMSE: elitism refuses
+    assert acc(0.5, 2.0, 0.5000001, 1.0, rule, 0.05, False)     # which it alone decides
+
+
 # ------------------------------------------------------------------ DE: F(t) at generation t
 
 
@@ -340,3 +352,28 @@ def test_tri_training_reseeds_nested_random_states():
     clf = TriTrainingClassifier(base, random_state=0, max_iter=0).fit(X, y)
     seeds = [est.get_params()["elmclassifier__random_state"] for est in clf.estimators_]
     assert len(set(seeds)) == 3 and 7 not in seeds
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_tri_training_refuses_a_sequence_of_other_than_three_learners(n):
+    """A list of base learners must hold exactly three: four are refused as two are (kills
+    'len(base) != 3' → '< 3', under which a fourth learner would be silently ignored)."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from fastelm import TriTrainingClassifier
+
+    X, y = _semi_data()
+    with pytest.raises(ValueError, match=f"one classifier or 3; got a sequence of {n}"):
+        TriTrainingClassifier([DecisionTreeClassifier()] * n, random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize("name", ["TriTrainingClassifier", "BLSClassifier", "ELMClassifier",
+                                  "DEELMClassifier"])
+def test_non_deterministic_tag_follows_random_state(name):
+    """An estimator is tagged non-deterministic exactly when it is not seeded (scikit-learn's
+    checks then skip the same-result-twice tests); kills 'is None' → 'is not None'."""
+    import fastelm
+
+    cls = getattr(fastelm, name)
+    assert cls().__sklearn_tags__().non_deterministic
+    assert not cls(random_state=0).__sklearn_tags__().non_deterministic
