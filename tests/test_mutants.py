@@ -377,3 +377,15 @@ def test_non_deterministic_tag_follows_random_state(name):
     cls = getattr(fastelm, name)
     assert cls().__sklearn_tags__().non_deterministic
     assert not cls(random_state=0).__sklearn_tags__().non_deterministic
+
+
+def test_tri_training_labels_below_the_marker_stay_labelled():
+    """Only rows equal to the marker (-1) are unlabelled: classes -5 and -2 are labels like any
+    other (kills 'y == marker' → 'y <= marker', which would drop every class below -1)."""
+    from fastelm import TriTrainingClassifier
+
+    X, y = _semi_data()
+    y = np.where(y == -1, -1, np.array([-5, -2, 4])[np.maximum(y, 0)])
+    clf = TriTrainingClassifier(random_state=0).fit(X, y)
+    np.testing.assert_array_equal(clf.classes_, [-5, -2, 4])
+    assert set(clf.predict(X)) <= {-5, -2, 4}
