@@ -87,6 +87,41 @@ def test_elitism_accepts_a_trial_of_equal_rmse(rule):
     assert acc(0.5, 2.0, 0.5000001, 1.0, rule, 0.05, False)     # which it alone decides
 
 
+_FORMULAS = {  # mutant vector v from x_best and x = [x_r1, x_r2, x_r3, x_r4], by name
+    "rand/1": lambda xb, x, f: x[0] + f * (x[1] - x[2]),
+    "best/1": lambda xb, x, f: xb + f * (x[0] - x[1]),
+    "best/2": lambda xb, x, f: xb + f * (x[0] - x[1]) + f * (x[2] - x[3]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_FORMULAS))
+def test_each_strategy_name_gets_its_own_formula(name):
+    """The user's strategy name reaches its own mutation formula (the expected vector is written
+    by name, not by kernel code: kills two strategy codes made equal, e.g. BEST1 = BEST2 = 2)."""
+    from fastelm.evolution import STRATEGIES
+
+    rng = np.random.default_rng(5)
+    NP, D, f = 6, 7, 0.6
+    pop = rng.uniform(-1, 1, (NP, D))
+    r = distinct_indices(rng, NP)
+    cross = np.ones((NP, D), dtype=bool)  # every coordinate from the mutant
+    zeros, best = np.zeros(NP, np.int64), np.full(NP, 3)
+    trial = np.empty_like(pop)
+    de.mutate_crossover(pop, zeros, best, np.arange(NP), np.full(NP, STRATEGIES[name]), r, cross,
+                        zeros, f, -10.0, 10.0, trial)
+    for p in range(NP):
+        np.testing.assert_allclose(trial[p], _FORMULAS[name](pop[3], pop[r[p]], f), rtol=1e-14)
+
+
+@pytest.mark.parametrize("name, accepted", [("paper", True), ("eelm", False)])
+def test_each_selection_name_gets_its_own_rule(name, accepted):
+    """A trial 50% worse in RMSE with a smaller norm: the paper's rule (smaller norm or smaller
+    RMSE) accepts it, E-ELM's (RMSE first) refuses it; kills PAPER and EELM made equal."""
+    from fastelm.evolution import SELECTIONS
+
+    assert de.accepts(1.0, 1.0, 1.5, 0.5, SELECTIONS[name], 0.05, False) is accepted
+
+
 # ------------------------------------------------------------------ DE: F(t) at generation t
 
 
