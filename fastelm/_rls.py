@@ -43,6 +43,13 @@ at alpha, the readout is the ridge fit of the weighted rows, whose penalty does 
 how long the stream has run (the effective memory is about 1/(1 − λ) rows). Adding
 (1 − λⁿ) alpha I is a full-rank change, so λ < 1 always takes the information form; λ = 1 is
 exactly the unweighted recursion.
+
+Row weights (``weights=w`` in ``update`` and ``downdate``): row i enters with weight w_i on top
+of its forgetting weight, K ← … + Hᵀ diag(λ-weights · w) H, and its target row is given
+already weighted, u_i = w_i z_i: HᵀT ← … + Hᵀ diag(λ-weights) U, so a weight near 0 needs no
+division. beta is then the ridge fit of the weighted rows. Weighted chunks always take the
+information form (OSELMClassifier's ``loss='logistic'``: w and u from the model's scores when
+the rows are learned, ``fastelm._kernels.stream.logistic_rows``).
 """
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve, solve_triangular
@@ -120,28 +127,39 @@ class RecursiveRidge:
             self._cast = (beta, beta.astype(dtype))
         return self._cast[1]
 
-    def choose_form(self, n):
+    def choose_form(self, n, weighted=False):
         """'woodbury' or 'information' for a chunk of n rows (fewer flops; information first,
-        and always with forgetting)."""
+        and always with forgetting or row weights)."""
         L, m = self.HtT.shape
-        if self.n_seen < L or self.forgetting_factor != 1.0:
+        if self.n_seen < L or self.forgetting_factor != 1.0 or weighted:
             return "information"
         extra = L ** 3 if self.P is None else 0  # rebuilding P once, amortised over later chunks
         woodbury = woodbury_flops(n, L, m) + extra / 4
         return "woodbury" if woodbury < information_flops(n, L, m) else "information"
 
-    def _check_form(self, form):
+    def _check_form(self, form, weights=None):
         if form not in ("woodbury", "information"):
             raise ValueError(f"form={form!r} is not 'woodbury' or 'information'")
+        if form == "woodbury" and weights is not None:
+            raise ValueError("form='woodbury' does not take row weights")
         if form == "woodbury" and self.forgetting_factor != 1.0:
             raise ValueError("form='woodbury' cannot absorb a forgetting factor below 1 (the "
                              "kept ridge term alpha I is a full-rank change)")
 
-    def update(self, H, T, form=None):
-        """Absorb one chunk: H (n×L) hidden outputs, T (n×m) targets. Returns the form used."""
-        form = form or self.choose_form(H.shape[0])
-        self._check_form(form)
-        if form == "woodbury":
+    def update(self, H, T, form=None, weights=None):
+        """Absorb one chunk: H (n×L) hidden outputs, T (n×m) targets (with ``weights`` w
+        (n,): the weighted targets w_i z_i, module docstring). Returns the form used."""
+        form = form or self.choose_form(H.shape[0], weights is not None)
+        self._check_form(form, weights)
+        if weights is not None:
+            n = H.shape[0]
+            rows = np.ones(n)
+            if self.forgetting_factor != 1.0:
+                self._decay(n)
+                rows = self.forgetting_factor ** np.arange(n - 1, -1, -1.0)
+            self._information(H * np.sqrt(rows * weights)[:, None].astype(H.dtype),
+                              T * rows[:, None].astype(T.dtype), H)
+        elif form == "woodbury":
             self._woodbury(H, T)
         elif self.forgetting_factor != 1.0:
             self._decay(H.shape[0])
@@ -167,9 +185,10 @@ class RecursiveRidge:
         self.n_seen += n
         self.forms.append("information")
 
-    def downdate(self, H, T, form=None):
+    def downdate(self, H, T, form=None, weights=None):
         """Remove rows (H, T) learned earlier, exactly: beta becomes the ridge fit on the rows
-        that remain. ValueError (state unchanged) when that system would be singular."""
+        that remain (rows learned with ``weights`` removed with the same weights and weighted
+        targets). ValueError (state unchanged) when that system would be singular."""
         n, L = H.shape
         if self.forgetting_factor != 1.0:
             raise ValueError("rows cannot be removed exactly with forgetting_factor < 1 (their "
@@ -180,13 +199,14 @@ class RecursiveRidge:
             raise ValueError(f"removing {n} of {self.n_seen} rows leaves fewer rows than the "
                              f"{L} hidden nodes: the ridge system is singular at alpha=0; use "
                              "alpha > 0")
-        form = form or self.choose_form(n)
-        self._check_form(form)
+        form = form or self.choose_form(n, weights is not None)
+        self._check_form(form, weights)
         if form == "woodbury":
             self._woodbury(H, T, sign=-1.0)
             self._removed_by_woodbury += n
         else:
-            K, HtT = self.K - H.T @ H, self.HtT - H.T @ T
+            G = H if weights is None else H * np.sqrt(weights)[:, None].astype(H.dtype)
+            K, HtT = self.K - G.T @ G, self.HtT - H.T @ T
             c = spd_factor(K)
             if c is None:
                 raise ValueError(_SINGULAR.format(n=n, alpha=self.alpha))
@@ -241,9 +261,11 @@ class RecursiveRidge:
         self._invalidate()
         return keep
 
-    def _information(self, H, T):
+    def _information(self, H, T, H_T=None):
+        """K ← K + HᵀH, HᵀT ← HᵀT + H_Tᵀ T (H_T = H unless the rows of T are weighted
+        otherwise than those of H)."""
         self.K += H.T @ H
-        self.HtT += H.T @ T
+        self.HtT += (H if H_T is None else H_T).T @ T
         self._invalidate()
 
     def _woodbury(self, H, T, sign=1.0):

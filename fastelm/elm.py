@@ -18,14 +18,18 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from ._base import (BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs,
                     _label_of_largest)
 from ._gram import DirectLinksMap, gram_sums, is_dask_input
-from ._rls import RecursiveRidge
-from ._validation import DType, Interval, RandomState
+from ._hidden import check_activation
+from ._kernels.stream import logistic_rows, test_then_train
+from ._rls import RecursiveRidge, information_flops, woodbury_flops
+from ._ridge import RCOND_MIN
+from ._validation import DType, Interval, RandomState, StrOptions
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
 # parameters fixed by the first partial_fit (a change in between would mix two models)
-_STREAM_FIXED = ("n_hidden", "activation", "alpha", "dtype", "window", "direct_links")
+_STREAM_FIXED = ("n_hidden", "activation", "alpha", "dtype", "window", "direct_links",
+                 "loss")
 
 
 def _with_direct_links(model, layer):
@@ -75,6 +79,8 @@ class _OSELM(BaseRandomLayerReadout):
     # a parameter of the OS-ELM estimators (_DirectLinkedOSELM); FOS-ELM prunes hidden nodes
     # and has none
     direct_links = False
+    # a parameter of OSELMClassifier: 'logistic' reweights each chunk's rows (_learn)
+    loss = "squared"
     _parameter_constraints = {**BaseRandomLayerReadout._parameter_constraints,
                               "forgetting_factor": [Interval(Real, 0, 1, closed="right")],
                               "window": [None, Interval(Integral, 1, None, closed="left")]}
@@ -129,14 +135,16 @@ class _OSELM(BaseRandomLayerReadout):
         return self._partial_fit(X, y)
 
     def _forget(self):
-        for name in ("rls_", "W_", "b_", "classes_", "window_X_", "window_T_", "_grow"):
+        for name in ("rls_", "W_", "b_", "classes_", "window_X_", "window_T_", "window_w_",
+                     "_grow"):
             self.__dict__.pop(name, None)
 
     def _refuse_dask_stream(self):
         if self.forgetting_factor != 1 or self.window is not None or \
-                getattr(self, "_grow", False):
-            raise ValueError("forgetting_factor, window and classes='grow' need in-memory "
-                             "chunks; Dask collections are learned with the plain OS-ELM")
+                getattr(self, "_grow", False) or self.loss != "squared":
+            raise ValueError("forgetting_factor, window, loss='logistic' and classes='grow' "
+                             "need in-memory chunks; Dask collections are learned with the "
+                             "plain OS-ELM")
 
     def _partial_fit(self, X, y, classes=None):
         first = fresh = not hasattr(self, "rls_")
@@ -163,8 +171,16 @@ class _OSELM(BaseRandomLayerReadout):
 
     def _learn(self, X, T, first):
         """Absorb one block of rows (X, T) by the cheaper exact form of the recursive ridge;
-        with ``window``, then remove the rows that leave it."""
-        if self._gram_updates and self.rls_.forgetting_factor == 1 and \
+        with ``window``, then remove the rows that leave it. With loss='logistic' the rows
+        enter with the weights and working targets of the model's scores before the block."""
+        weights = None
+        if self.loss == "logistic":
+            H = self._hidden(X)
+            U, weights = np.empty(T.shape), np.empty(len(T))
+            logistic_rows(np.asarray(H @ self.beta_, dtype=np.float64), T, U, weights)
+            T = U.astype(T.dtype)
+            self.rls_.update(H, T, weights=weights)
+        elif self._gram_updates and self.rls_.forgetting_factor == 1 and \
                 self.rls_.choose_form(X.shape[0]) == "information":
             # only the sums HᵀH, HᵀT are needed: made block by block, H never held whole
             sums = gram_sums(X, T, self._feature_map())
@@ -172,17 +188,24 @@ class _OSELM(BaseRandomLayerReadout):
         else:
             self._absorb(self._hidden(X), T, first)
         if self.window is not None:
-            self._slide_window(X, T)
+            self._slide_window(X, T, weights)
 
-    def _slide_window(self, X, T):
-        """Store the chunk's rows; remove exactly those beyond the last ``window``."""
+    def _slide_window(self, X, T, weights=None):
+        """Store the chunk's rows (and weights); remove exactly those beyond the last
+        ``window``."""
         if hasattr(self, "window_X_"):
             X, T = np.vstack([self.window_X_, X]), np.vstack([self.window_T_, T])
+            if weights is not None:
+                weights = np.r_[self.window_w_, weights]
         leave = len(X) - self.window
         if leave > 0:
-            self.rls_.downdate(self._hidden(X[:leave]), T[:leave])
+            self.rls_.downdate(self._hidden(X[:leave]), T[:leave],
+                               weights=None if weights is None else weights[:leave])
             X, T = X[leave:], T[leave:]
+            weights = None if weights is None else weights[leave:]
         self.window_X_, self.window_T_ = X, T
+        if weights is not None:
+            self.window_w_ = weights
 
     def _add_classes(self, y):
         """Readout columns for the labels of y not in classes_ (0 as their past targets)."""
@@ -215,6 +238,9 @@ class _OSELM(BaseRandomLayerReadout):
         self
         """
         check_is_fitted(self, "rls_")
+        if self.loss == "logistic":
+            raise ValueError("forget is not available with loss='logistic': the rows' weights "
+                             "came from the model as it was when they were learned")
         if self.window is not None:
             raise ValueError("forget is not available with window=n: the window removes its "
                              "rows itself")
@@ -222,23 +248,77 @@ class _OSELM(BaseRandomLayerReadout):
         self.rls_.downdate(self._hidden(X), T)
         return self
 
-    def _test_then_train(self, X, y):
-        """``step(start, stop)`` for ``fastelm.stream.prequential``: the labels ``predict``
-        gives rows [start, stop) of (X, y), which are then learned as ``partial_fit`` learns a
-        chunk (the same ``_learn``). X and y are checked and coded once here, not per call;
-        None for a regressor or a model growing its classes (new labels need the per-call path).
+    def _test_then_train(self, X, y, stops):
+        """For ``fastelm.stream.prequential``: the labels ``predict`` gives each chunk
+        [stops[c − 1], stops[c]) of (X, y), c ≥ 1, each chunk then learned as ``partial_fit``
+        learns it. X and y are checked and coded once here, not per chunk; None for a
+        regressor or a model growing its classes (new labels need the per-call path).
+
+        The chunks run in one compiled loop (``fastelm._kernels.stream``, equal to the
+        per-chunk path to rounding) when each is an information step of a float64 model
+        with alpha > 0; otherwise, or from where the loop hands back, chunk by chunk through
+        ``_learn`` (bit for bit the per-call path).
         """
         if not hasattr(self, "classes_") or getattr(self, "_grow", False):
             return None
         X, T = self._validate_Xy(X, y, self._check_unchanged(), reset=False)
-
-        def step(start, stop):
+        stops = np.asarray(stops, dtype=np.int64)
+        index = np.zeros(len(X), dtype=np.int64)
+        done = self._compiled_chunks(X, T, stops, index) if self._compiles(stops) else 0
+        for start, stop in zip(stops[done:-1], stops[done + 1:]):
             X_chunk = X[start:stop]
-            predicted = _label_of_largest(self._hidden(X_chunk) @ self.beta_, self.classes_)
+            index[start:stop] = np.argmax(self._hidden(X_chunk) @ self.beta_, axis=1)
             self._learn(X_chunk, T[start:stop], False)
-            return predicted
+        return self.classes_[index[stops[0]:]]
 
-        return step
+    def _compiles(self, stops):
+        """Whether the compiled loop applies: float64, alpha > 0, no node pruning, and every
+        chunk an information step (always with forgetting or row weights; otherwise when it
+        costs fewer flops than a Woodbury step)."""
+        rls = self.rls_
+        if not (self._gram_updates and self.W_.dtype == np.float64 and self.alpha > 0):
+            return False
+        if rls.forgetting_factor != 1.0 or self.loss == "logistic":
+            return True
+        L, m = rls.HtT.shape
+        n = np.diff(stops)
+        return bool(np.all(information_flops(n, L, m) <= woodbury_flops(n, L, m)))
+
+    def _compiled_chunks(self, X, T, stops, index):
+        """Run the chunks through ``fastelm._kernels.stream.test_then_train`` on the state
+        of ``rls_`` (and the window's rows); returns the chunks learned."""
+        rls, held = self.rls_, len(getattr(self, "window_X_", ()))
+        logistic = self.loss == "logistic"
+        if held:  # the window's rows before the first chunk, then the stream
+            X = np.vstack([self.window_X_, X[stops[0]:]])
+            T = np.vstack([self.window_T_, T[stops[0]:]])
+            shift = held - stops[0]
+        else:
+            X, T, shift = X[stops[0]:], T[stops[0]:], -stops[0]
+        X, T = np.ascontiguousarray(X), np.array(T, dtype=np.float64, order="C")
+        weights = np.ones(len(X))
+        if logistic and held:
+            weights[:held] = self.window_w_
+        predicted = np.zeros(len(X), dtype=np.int64)
+        K, HtT = np.array(rls.K), np.array(rls.HtT, dtype=np.float64)
+        done = test_then_train(X, T, weights, self.W_, self.b_,
+                               check_activation(self.activation), bool(self.direct_links),
+                               logistic, K, HtT, rls.alpha, rls.forgetting_factor,
+                               self.window or 0, stops + shift, RCOND_MIN, predicted)
+        last = stops[done] + shift
+        index[stops[0]:stops[done]] = predicted[stops[0] + shift:last]
+        rls.K, rls.HtT = K, HtT
+        rls._invalidate()
+        rls.n_seen += stops[done] - stops[0]
+        for stop in stops[1:done + 1] + shift:
+            rls.forms += ["information"] * (1 + (self.window is not None and stop > self.window))
+        if self.window is not None:
+            keep = max(0, last - self.window)
+            rls.n_seen = last - keep
+            self.window_X_, self.window_T_ = X[keep:last], T[keep:last]
+            if logistic:
+                self.window_w_ = weights[keep:last]
+        return done
 
     @property
     def beta_(self) -> np.ndarray:
@@ -310,6 +390,9 @@ def partial_fit_classifier(model: _Online, X: ArrayLike, y: ArrayLike,
         if not first and not growing:
             raise ValueError(f"classes='grow' differs from the first partial_fit's classes "
                              f"{model.classes_.tolist()}; call fit or a fresh estimator")
+        if model.loss == "logistic":
+            raise ValueError("classes='grow' is not available with loss='logistic': a new "
+                             "label's column changes every past row's weight")
         classes, growing = (np.unique(column_or_1d(y)) if first else None), True
     elif classes is not None:
         classes = _check_classes(classes)
@@ -475,7 +558,38 @@ class OSELMClassifier(ClassifierOutputs, ClassifierMixin, _DirectLinkedOSELM):
         ``ELMRegressor``): the recursive ridge then runs on d + L columns, X's first, and
         ``beta_`` has d + L rows. A linear concept (a drifting hyperplane) is then tracked by
         the linear part, the hidden nodes adding what is not linear.
+    loss : {'squared', 'logistic'}, default='squared'
+        'squared': the ridge fit of the 0/1 class codes (OS-ELM). 'logistic': each chunk's
+        rows are learned with the weight and working target of one IRLS (Newton) step of the
+        softmax loss at the scores the model gave them before learning them: with
+        p_i = softmax(s_i), w_i = Σ_j p_ij (1 − p_ij) and z_i = s_i + (t_i − p_i) / w_i, the
+        readout is the ridge fit of the rows weighted w_i (times λ^(N−1−i) with forgetting) on
+        z_i, still an exact recursive ridge (windows remove the same weighted rows; their
+        weighted targets w_i z_i are kept in ``window_T_``, the weights in ``window_w_``).
+        With two classes the decision s_1 − s_0 is then recursive IRLS for ridge logistic
+        regression (penalty alpha / 2). Rows far on the right side of the boundary weigh
+        little, as in logistic regression; the model depends on the chunking, and
+        ``forget`` and classes='grow' are not available.
+
+    References
+    ----------
+    Liang, Huang, Saratchandran & Sundararajan (2006), A fast and accurate online sequential
+    learning algorithm for feedforward networks. IRLS: Hastie, Tibshirani & Friedman (2009),
+    The Elements of Statistical Learning, 2nd ed., Springer, §4.4.1.
     """
+
+    _parameter_constraints = {**_DirectLinkedOSELM._parameter_constraints,
+                              "loss": [StrOptions({"squared", "logistic"})]}
+
+    def __init__(self, n_hidden: int = 100, activation: str = "tanh", alpha: float = 1e-3,
+                 random_state: RandomState = None, dtype: DType = "float64",
+                 forgetting_factor: float = 1.0, window: int | None = None,
+                 direct_links: bool = False, loss: str = "squared"):
+        super().__init__(n_hidden=n_hidden, activation=activation, alpha=alpha,
+                         random_state=random_state, dtype=dtype,
+                         forgetting_factor=forgetting_factor, window=window,
+                         direct_links=direct_links)
+        self.loss = loss
 
     def partial_fit(self, X: ArrayLike, y: ArrayLike,
                     classes: ArrayLike | str | None = None) -> Self:

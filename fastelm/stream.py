@@ -110,24 +110,31 @@ def prequential(model: OnlineLearner, X: ArrayLike, y: ArrayLike, *, chunk_size:
     correct = np.full(n, np.nan)
     stops = np.arange(min(chunk_size, n), n + chunk_size, chunk_size).clip(max=n)
     stops = np.unique(stops)
-    accuracy = np.full(len(stops), np.nan)
-    seconds, start, step = 0.0, 0, None
+    seconds, start, done = 0.0, 0, False
     with thread_limit(1 if chunk_size <= SERIAL_CHUNK else None, "blas", numba_threads=True):
         for i, stop in enumerate(stops):
             Xc, yc = X[start:stop], y[start:stop]
             tic = time.perf_counter()
-            if step is not None:
-                predicted = step(start, stop)
-            elif i:
+            if i:
                 predicted = model.predict(Xc)
                 model.partial_fit(Xc, yc)
             else:
                 model.partial_fit(Xc, yc, **first_kw)
                 if fused and hasattr(model, "_test_then_train"):
-                    step = model._test_then_train(X, y)
+                    # every later chunk predicted and learned in one call
+                    predicted = model._test_then_train(X, y, stops)
+                    done = predicted is not None
             seconds += time.perf_counter() - tic
+            if done:
+                correct[stop:] = predicted == y[stop:]
+                break
             if i:
                 correct[start:stop] = np.asarray(predicted) == yc
-                accuracy[i] = np.nanmean(correct[max(0, stop - window):stop])
             start = stop
+    scored = np.r_[0, np.cumsum(np.nan_to_num(correct))]
+    counted = np.r_[0, np.cumsum(np.isfinite(correct))]
+    low = np.maximum(0, stops - window)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        accuracy = (scored[stops] - scored[low]) / (counted[stops] - counted[low])
+    accuracy[0] = np.nan
     return PrequentialResult(stops, accuracy, correct, seconds)

@@ -57,15 +57,20 @@ def test_oselm_on_a_linear_stream_learns():
     assert result.mean_accuracy(1000) > 0.95
 
 
-@pytest.mark.parametrize("make", [
-    lambda: OSELMClassifier(n_hidden=30, random_state=0),  # Woodbury steps once L rows are in
-    lambda: OSELMClassifier(n_hidden=30, forgetting_factor=0.99, direct_links=True,
-                            random_state=0),
-    lambda: OSELMClassifier(n_hidden=30, alpha=0.1, window=150, random_state=0),
-    lambda: OSELMClassifier(n_hidden=20, window=90, random_state=0, dtype="float32"),
-    lambda: FOSELMClassifier(n_hidden=40, delta=0.01, random_state=0),
+@pytest.mark.parametrize("make, compiled", [
+    (lambda: OSELMClassifier(n_hidden=30, random_state=0), True),
+    (lambda: OSELMClassifier(n_hidden=30, forgetting_factor=0.99, direct_links=True,
+                             random_state=0), True),
+    (lambda: OSELMClassifier(n_hidden=30, alpha=0.1, window=150, random_state=0), True),
+    (lambda: OSELMClassifier(n_hidden=12, alpha=0.1, window=90, direct_links=True,
+                             activation="sigmoid", random_state=0), True),
+    (lambda: OSELMClassifier(n_hidden=400, window=600, random_state=0), False),  # Woodbury
+    (lambda: OSELMClassifier(n_hidden=20, window=90, random_state=0, dtype="float32"), False),
+    (lambda: FOSELMClassifier(n_hidden=40, delta=0.01, random_state=0), False),
 ])
-def test_fused_path_equals_predict_then_partial_fit_bitwise(make):
+def test_fused_path_equals_predict_then_partial_fit(make, compiled):
+    """The compiled loop equals the per-call path to rounding (1e-12 of beta's norm, the same
+    predictions); the Python fused path (float32, Woodbury steps, FOS-ELM) bit for bit."""
     rng = np.random.default_rng(1)
     X = rng.standard_normal((1230, 4))
     y = np.array(["a", "b", "c"])[np.digitize(X[:, 0] - 0.5 * X[:, 2], [-0.4, 0.4])]
@@ -74,14 +79,50 @@ def test_fused_path_equals_predict_then_partial_fit_bitwise(make):
     for model in (fused, plain):
         model.predict = lambda X, m=model, predict=model.predict: \
             calls.__setitem__(id(m), calls[id(m)] + 1) or predict(X)
-    a = prequential(fused, X, y, chunk_size=37)
-    b = prequential(plain, X, y, chunk_size=37, fused=False)
+    chunk = 37
+    a = prequential(fused, X, y, chunk_size=chunk)
+    assert fused._compiles(np.arange(chunk, len(X), chunk)) == compiled
+    b = prequential(plain, X, y, chunk_size=chunk, fused=False)
     assert calls == {id(fused): 0, id(plain): 33}  # each took the path it was meant to
     np.testing.assert_array_equal(a.correct, b.correct)
-    np.testing.assert_array_equal(fused.rls_.beta, plain.rls_.beta)
+    np.testing.assert_array_equal(a.accuracy, b.accuracy)
+    if compiled:
+        difference = np.linalg.norm(fused.rls_.beta - plain.rls_.beta)
+        assert difference <= 1e-12 * np.linalg.norm(plain.rls_.beta)
+        np.testing.assert_allclose(fused.rls_.K, plain.rls_.K, rtol=0, atol=1e-12 *
+                                   np.abs(plain.rls_.K).max())
+    else:
+        np.testing.assert_array_equal(fused.rls_.beta, plain.rls_.beta)
     np.testing.assert_array_equal(fused.predict(X), plain.predict(X))
     assert fused.rls_.forms == plain.rls_.forms
+    assert fused.rls_.n_seen == plain.rls_.n_seen
+    for name in ("window_X_", "window_T_"):
+        if hasattr(plain, name):
+            np.testing.assert_array_equal(getattr(fused, name), getattr(plain, name))
+    fused.partial_fit(X[:50], y[:50])  # the stream goes on from the compiled loop's state
+    plain.partial_fit(X[:50], y[:50])
+    np.testing.assert_allclose(fused.rls_.beta, plain.rls_.beta, rtol=0,
+                               atol=1e-12 * np.abs(plain.rls_.beta).max())
     assert 0.6 < a.mean_accuracy() < 1
+
+
+def test_compiled_loop_hands_back_when_k_is_not_trusted(monkeypatch):
+    """When K's condition bound fails the compiled loop stops after that chunk and the Python
+    path (with its checks) learns the rest: the same result as the per-call path."""
+    import fastelm.elm
+
+    monkeypatch.setattr(fastelm.elm, "RCOND_MIN", 1.0)  # no K passes: hand back at once
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((600, 3))
+    y = (X[:, 0] + X[:, 1] ** 2 > 1).astype(int)
+    make = lambda: OSELMClassifier(n_hidden=15, alpha=0.5, window=200, random_state=0)  # noqa
+    fused, plain = make(), make()
+    a = prequential(fused, X, y, chunk_size=50)
+    b = prequential(plain, X, y, chunk_size=50, fused=False)
+    np.testing.assert_array_equal(a.correct, b.correct)
+    assert np.linalg.norm(fused.rls_.beta - plain.rls_.beta) <= \
+        1e-12 * np.linalg.norm(plain.rls_.beta)
+    assert fused.rls_.forms == plain.rls_.forms and fused.rls_.n_seen == plain.rls_.n_seen == 200
 
 
 def test_fused_path_stops_at_an_unseen_label_and_grow_takes_the_per_call_path():
