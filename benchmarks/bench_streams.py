@@ -59,17 +59,24 @@ STREAMS = ("hyperplane", "sea", "agrawal")
 CHUNK = 100
 WINDOW = 1000  # rows in the plotted sliding accuracy
 SELECTION_SEED = 0
-# the grid searched by --select: (direct_links, n_hidden, alpha), and the memories
-GRID = {"model": ([False, True], [3, 10, 50, 200], [0.1, 1.0, 10.0]),
+# the grid searched by --select: (direct_links, n_hidden, activation) layers, alpha, loss,
+# and the memories; (True, 1, "linear") is a linear model with an intercept (the inputs and
+# one linear node x·w + b)
+GRID = {"layer": [(links, L, "tanh") for links in (False, True) for L in (3, 10, 50, 200)]
+        + [(True, 1, "linear")],
+        "alpha": [0.1, 1.0, 10.0], "loss": ["squared", "logistic"],
         "memory": {"forgetting_factor": [0.998, 0.999, 0.9995, 0.9998],
                    "window": [1000, 2000, 5000, 10000]}}
 # choose(select()) on 30000 rows of each stream drawn with SELECTION_SEED (the benchmark draws
-# with seed 10): (direct_links, n_hidden, alpha, λ or window), tanh nodes, random_state 0;
-# docs/results/streams/selection.csv holds every point's accuracy
+# with seed 10): (direct_links, n_hidden, activation, alpha, loss, λ or window), random_state
+# 0; docs/results/streams/selection.csv holds every point's accuracy
 SETTINGS = {
-    "hyperplane": {"forgetting_factor": (True, 3, 1.0, 0.999), "window": (True, 3, 1.0, 2000)},
-    "sea": {"forgetting_factor": (False, 200, 1.0, 0.999), "window": (False, 200, 10.0, 2000)},
-    "agrawal": {"forgetting_factor": (True, 200, 0.1, 0.999), "window": (True, 200, 1.0, 2000)},
+    "hyperplane": {"forgetting_factor": (True, 3, "tanh", 1.0, "squared", 0.999),
+                   "window": (True, 3, "tanh", 1.0, "squared", 2000)},
+    "sea": {"forgetting_factor": (False, 200, "tanh", 1.0, "squared", 0.999),
+            "window": (False, 200, "tanh", 10.0, "squared", 2000)},
+    "agrawal": {"forgetting_factor": (True, 200, "tanh", 0.1, "squared", 0.999),
+                "window": (True, 200, "tanh", 1.0, "squared", 2000)},
 }
 
 
@@ -121,22 +128,26 @@ class RiverLearner:
 def fastelm_learners(stream):
     """{label: (settings, maker)} of the three OS-ELMs on one stream: ``SETTINGS[stream]``'s
     forgetting and window models, and the plain OS-ELM with the forgetting model's layer."""
-    (links, L, alpha, lam), (wlinks, wL, walpha, rows) = \
-        SETTINGS[stream]["forgetting_factor"], SETTINGS[stream]["window"]
+    forgetting, window = SETTINGS[stream]["forgetting_factor"], SETTINGS[stream]["window"]
 
-    def model(links, L, alpha, **memory):
-        return lambda: OSELMClassifier(n_hidden=L, alpha=alpha, direct_links=links,
-                                       random_state=0, **memory)
+    def model(point, **memory):
+        links, L, activation, alpha, loss, _ = point
+        return lambda: OSELMClassifier(n_hidden=L, activation=activation, alpha=alpha,
+                                       direct_links=links, loss=loss, random_state=0,
+                                       **memory)
 
-    def text(links, L, alpha, memory=""):
-        return f"L={L}, alpha={alpha:g}{', direct links' if links else ''}{memory}"
+    def text(point, memory=""):
+        links, L, activation, alpha, loss, _ = point
+        layer = f"L={L}" + ("" if activation == "tanh" else f" {activation}")
+        return (f"{layer}, alpha={alpha:g}{', direct links' if links else ''}"
+                f"{', logistic' if loss == 'logistic' else ''}{memory}")
 
     return {
-        "OS-ELM": (text(links, L, alpha), model(links, L, alpha)),
-        "OS-ELM, forgetting": (text(links, L, alpha, f", λ={lam:g}"),
-                               model(links, L, alpha, forgetting_factor=lam)),
-        "OS-ELM, window": (text(wlinks, wL, walpha, f", window={rows}"),
-                           model(wlinks, wL, walpha, window=rows)),
+        "OS-ELM": (text(forgetting), model(forgetting)),
+        "OS-ELM, forgetting": (text(forgetting, f", λ={forgetting[-1]:g}"),
+                               model(forgetting, forgetting_factor=forgetting[-1])),
+        "OS-ELM, window": (text(window, f", window={window[-1]}"),
+                           model(window, window=window[-1])),
     }
 
 
@@ -156,6 +167,15 @@ def single_threaded():
     from fastelm._ridge import serial_blas_if_small
 
     return serial_blas_if_small(0, numba_threads=True)
+
+
+def warm_up():
+    """Compile (or load from Numba's cache) the kernels before anything is timed."""
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((300, 3)), np.arange(300) % 2
+    for memory in ({}, {"forgetting_factor": 0.99}, {"window": 150}):
+        prequential(OSELMClassifier(n_hidden=5, loss="logistic", **memory), X, y)
+        prequential(OSELMClassifier(n_hidden=5, **memory), X, y, fused=False)
 
 
 def scale_inputs(X):
@@ -254,33 +274,36 @@ def write_outputs(out):
 
 def select(n_rows=30_000, seed=SELECTION_SEED, streams=STREAMS, log=print):
     """Prequential accuracy of every point of ``GRID`` on a draw of each stream with another
-    seed than the benchmark's: rows of (stream, direct_links, n_hidden, alpha, memory kind,
-    memory, accuracy, rows/s)."""
+    seed than the benchmark's: rows of (stream, direct_links, n_hidden, activation, alpha,
+    loss, memory kind, memory, accuracy, rows/s)."""
     rows = []
     for name in streams:
         X, _, y, _ = make_stream(name, n_rows, seed)
         X = scale_inputs(X)
-        for links, L, alpha in itertools.product(*GRID["model"]):
+        for (links, L, activation), alpha, loss in itertools.product(
+                GRID["layer"], GRID["alpha"], GRID["loss"]):
             for kind, values in GRID["memory"].items():
                 for value in values:
-                    model = OSELMClassifier(n_hidden=L, alpha=alpha, direct_links=links,
-                                            random_state=0, **{kind: value})
+                    model = OSELMClassifier(n_hidden=L, activation=activation, alpha=alpha,
+                                            direct_links=links, loss=loss, random_state=0,
+                                            **{kind: value})
                     r = prequential(model, X, y, chunk_size=CHUNK)
-                    rows.append((name, links, L, alpha, kind, value, r.mean_accuracy(),
-                                 r.rows_per_second))
-                    log(f"{name:10s} direct_links={links!s:5s} L={L:3d} alpha={alpha:<4g} "
-                        f"{kind}={value:<6g} accuracy {r.mean_accuracy():.4f}")
+                    rows.append((name, links, L, activation, alpha, loss, kind, value,
+                                 r.mean_accuracy(), r.rows_per_second))
+                    log(f"{name:10s} direct_links={links!s:5s} L={L:3d} {activation:6s} "
+                        f"alpha={alpha:<4g} {loss:8s} {kind}={value:<6g} "
+                        f"accuracy {r.mean_accuracy():.4f}")
     return rows
 
 
 def choose(rows):
-    """{stream: {memory kind: (direct_links, n_hidden, alpha, value)}}: the most accurate
-    point (the fewest hidden nodes among ties to 4 decimals)."""
+    """{stream: {memory kind: (direct_links, n_hidden, activation, alpha, loss, value)}}: the
+    most accurate point (the fewest hidden nodes among ties to 4 decimals)."""
     best = {}
-    for name, links, L, alpha, kind, value, acc, _ in rows:
+    for name, links, L, activation, alpha, loss, kind, value, acc, _ in rows:
         key = (round(acc, 4), -L)
         if key > best.get((name, kind), ((-1, 0), None))[0]:
-            best[name, kind] = (key, (links, L, alpha, value))
+            best[name, kind] = (key, (links, L, activation, alpha, loss, value))
     chosen = {}
     for (name, kind), (_, point) in best.items():
         chosen.setdefault(name, {})[kind] = point
@@ -321,20 +344,23 @@ def main(argv=None):
         return
     if args.speedup:
         with single_threaded():
+            warm_up()
             speedup(min(args.rows, 20_000))
         return
     if args.select:
         with single_threaded():
+            warm_up()
             rows = select(args.rows, streams=args.streams)
         args.out.mkdir(parents=True, exist_ok=True)
         with open(args.out / "selection.csv", "w", newline="") as f:
-            csv.writer(f).writerows([("stream", "direct_links", "n_hidden", "alpha", "memory",
-                                      "value", "accuracy", "rows_per_second")] + rows)
+            csv.writer(f).writerows([("stream", "direct_links", "n_hidden", "activation",
+                                      "alpha", "loss", "memory", "value", "accuracy",
+                                      "rows_per_second")] + rows)
         for name, point in choose(rows).items():
             print(name, point)
         return
     with single_threaded():
-        OSELMClassifier(n_hidden=5).partial_fit(np.zeros((4, 2)), [0, 1, 0, 1], [0, 1])  # warm
+        warm_up()
         for name in args.streams:
             results, drift = run_stream(name, args.rows, args.learners, args.seed)
             save_stream(args.out, name, results, drift, args.rows)

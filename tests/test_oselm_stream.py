@@ -314,3 +314,78 @@ def test_bls_remove_rows_refuses_a_singular_system_and_bad_rows():
         bls.remove_rows([200])
     with pytest.raises(ValueError, match="every learned row"):
         bls.remove_rows(np.ones(200, bool))
+
+
+def _logistic_rows(scores, T):
+    """Independent numpy version of the documented weights and weighted targets."""
+    p = np.exp(scores - scores.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    w = (p * (1 - p)).sum(axis=1)
+    return w, w[:, None] * scores + T - p
+
+
+@pytest.mark.parametrize("memory", [{}, {"forgetting_factor": 0.97}, {"window": 70}])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_logistic_loss_is_the_ridge_fit_of_the_weighted_rows_after_every_chunk(memory,
+                                                                               n_classes):
+    X, y = _stream(seed=7, n_classes=n_classes)
+    model = OSELMClassifier(n_hidden=25, alpha=0.1, loss="logistic", random_state=0,
+                            direct_links=True, **memory)
+    lam, window = memory.get("forgetting_factor", 1.0), memory.get("window")
+    H_rows, w_rows, U_rows = [], [], []
+    for i, (start, stop) in enumerate(_cuts(len(y), 40, 7)):
+        Xc, yc = X[start:stop], y[start:stop]
+        if i:
+            w, U = _logistic_rows(model._hidden(Xc) @ model.rls_.beta, _targets(model, yc))
+        else:
+            w, U = _logistic_rows(np.zeros((len(yc), n_classes)),
+                                  (yc[:, None] == np.unique(y)).astype(float))
+        _learn(model, Xc, yc, i == 0)
+        H_rows.append(model._hidden(Xc))
+        w_rows.append(w)
+        U_rows.append(U)
+        H, w, U = np.vstack(H_rows), np.concatenate(w_rows), np.vstack(U_rows)
+        age = lam ** np.arange(stop - 1, -1, -1.0)
+        if window:
+            age[:max(0, stop - window)] = 0
+        K = (H * (age * w)[:, None]).T @ H + model.alpha * np.eye(H.shape[1])
+        expected = np.linalg.solve(K, (H * age[:, None]).T @ U)
+        error = np.linalg.norm(model.rls_.beta - expected) / np.linalg.norm(expected)
+        assert error <= 1e-8, (i, error)
+    assert 0.5 < (model.predict(X) == y).mean()
+
+
+def test_logistic_loss_with_two_classes_is_recursive_irls_of_ridge_logistic_regression():
+    """One chunk after another, the decision s1 − s0 = a·(beta1 − beta0) is the IRLS step of
+    ridge logistic regression with penalty alpha/2, each row's p from the scores before it was
+    learned."""
+    X, y = _stream(n=400, seed=8, n_classes=2)
+    model = OSELMClassifier(n_hidden=15, alpha=0.4, loss="logistic", random_state=1)
+    H, K, b = None, 0.2 * np.eye(15), np.zeros(15)
+    for i, start in enumerate(range(0, 400, 50)):
+        Xc, yc = X[start:start + 50], y[start:start + 50]
+        Hc = model._hidden(Xc) if i else None
+        f = Hc @ (model.rls_.beta[:, 1] - model.rls_.beta[:, 0]) if i else np.zeros(50)
+        p = 1 / (1 + np.exp(-f))
+        _learn(model, Xc, yc, i == 0)
+        Hc = model._hidden(Xc)
+        K += (Hc * (p * (1 - p))[:, None]).T @ Hc
+        b += Hc.T @ (p * (1 - p) * f + yc - p)  # Σ w z, z = f + (y − p)/w
+        decision = np.linalg.solve(K, b)
+        got = model.rls_.beta[:, 1] - model.rls_.beta[:, 0]
+        assert np.linalg.norm(got - decision) <= 1e-9 * np.linalg.norm(decision)
+
+
+def test_logistic_loss_refusals_and_default():
+    X, y = _stream(n=200, n_classes=3)
+    assert OSELMClassifier().loss == "squared"
+    model = OSELMClassifier(n_hidden=20, loss="logistic", random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="forget is not available with loss='logistic'"):
+        model.forget(X[:5], y[:5])
+    with pytest.raises(ValueError, match="classes='grow' is not available with loss"):
+        OSELMClassifier(loss="logistic").partial_fit(X, y, classes="grow")
+    with pytest.raises(ValueError, match="'loss' parameter"):
+        OSELMClassifier(loss="hinge").fit(X, y)
+    model.set_params(loss="squared")
+    with pytest.raises(ValueError, match="loss changed"):
+        model.partial_fit(X, y)
