@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from . import CACHE
+from .blas import gram_lower
 from .hidden import _activate_row
 
 
@@ -152,7 +153,7 @@ def test_then_train(X, T, w, W, b, code, direct, logistic, K, HtT, alpha, lam, w
                 scale = np.sqrt(root[j] * w[start + j])
                 for k in range(p):
                     Ao[j, k] = An[j, k] * scale
-            _add_products(Ao[:n], An, Tw[:n], K, HtT, G, GT, 1.0)
+            _add_products(Ao, n, An, Tw[:n], K, HtT, G, GT, 1.0)
         else:
             if lam != 1.0:
                 half = np.sqrt(lam)
@@ -163,21 +164,20 @@ def test_then_train(X, T, w, W, b, code, direct, logistic, K, HtT, alpha, lam, w
                     for k in range(m):
                         Tw[j, k] = Tc[j, k] * root[j]
                 Tc = Tw[:n]
-            _add_products(An, An, Tc, K, HtT, G, GT, 1.0)
+            _add_products(A, n, An, Tc, K, HtT, G, GT, 1.0)
         if window > 0:
             leave_from, leave_to = max(0, start - window), stop - window
             if leave_to > leave_from:
                 Aon = _readout_inputs(X[leave_from:leave_to], W, b, code, direct, H, Ao)
-                if logistic:
-                    for j in range(leave_to - leave_from):
-                        root[j] = np.sqrt(w[leave_from + j])
-                    Gn = A[:leave_to - leave_from]
-                    for j in range(leave_to - leave_from):
+                leaving = leave_to - leave_from
+                rows = Ao
+                if logistic:  # the rows' weights: A (this chunk's, used) takes √w · A_o
+                    rows = A
+                    for j in range(leaving):
+                        scale = np.sqrt(w[leave_from + j])
                         for k in range(p):
-                            Gn[j, k] = Aon[j, k] * root[j]
-                    _add_products(Gn, Aon, T[leave_from:leave_to], K, HtT, G, GT, -1.0)
-                else:
-                    _add_products(Aon, Aon, T[leave_from:leave_to], K, HtT, G, GT, -1.0)
+                            A[j, k] = Aon[j, k] * scale
+                _add_products(rows, leaving, Aon, T[leave_from:leave_to], K, HtT, G, GT, -1.0)
         if not _trusted(K, alpha, rcond_min):
             return c
         if c < stops.shape[0] - 1:
@@ -186,14 +186,16 @@ def test_then_train(X, T, w, W, b, code, direct, logistic, K, HtT, alpha, lam, w
 
 
 @njit(cache=CACHE)
-def _add_products(G_rows, A, T, K, HtT, G, GT, sign):
-    """K ← K + sign·G_rowsᵀG_rows, HᵀT ← HᵀT + sign·AᵀT (the products on BLAS into G, GT)."""
-    np.dot(G_rows.T, G_rows, G)
+def _add_products(rows, n, A, T, K, HtT, G, GT, sign):
+    """K ← K + sign·R[:n]ᵀR[:n] (R = ``rows``: BLAS syrk into G's lower triangle, K kept
+    exactly symmetric) and HᵀT ← HᵀT + sign·AᵀT (gemm into GT)."""
+    gram_lower(rows, G, n)
     np.dot(A.T, T, GT)
     p, m = GT.shape
     for i in range(p):
-        for j in range(p):
+        for j in range(i + 1):
             K[i, j] += sign * G[i, j]
+            K[j, i] = K[i, j]
         for j in range(m):
             HtT[i, j] += sign * GT[i, j]
 
