@@ -15,8 +15,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ._base import (BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs,
-                    _label_of_largest)
+from ._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs
 from ._gram import DirectLinksMap, gram_sums, is_dask_input
 from ._hidden import check_activation
 from ._kernels.stream import logistic_rows, test_then_train

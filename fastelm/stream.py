@@ -13,11 +13,16 @@ fastelm's and scikit-learn's online estimators as they are, row-by-row learners 
 through a small adapter (``benchmarks/bench_streams.py``).
 
 fastelm's online classifiers (OS-ELM, FOS-ELM) take a fused path: after the first chunk the
-whole stream is checked and its targets coded once, and each chunk is predicted and learned
-through the same update as ``partial_fit`` (equal predictions and readout, bit for bit),
-without the per-call input validation that dominates the cost of small chunks. With chunks of
-at most ``SERIAL_CHUNK`` rows the loop runs on one BLAS and Numba thread: a thread pool's
-start-up costs more than a chunk's products.
+whole stream is checked and its targets coded once, and every later chunk is predicted and
+learned in one call (``_test_then_train``). For float64 OS-ELM classifiers whose chunks are
+information steps (forgetting, windows, the logistic loss, or chunks not much smaller than
+the hidden layer) that is one compiled loop over the chunks (``fastelm._kernels.stream``:
+equal to ``predict`` + ``partial_fit`` per chunk to rounding, the same predictions in the
+tests); otherwise each chunk goes through ``partial_fit``'s own update (bit for bit), without
+the per-call input validation that dominates the cost of small chunks. With chunks of at most
+``SERIAL_CHUNK`` rows the loop runs on one BLAS and Numba thread: a thread pool's start-up
+costs more than a chunk's products. The time is that of the first ``partial_fit`` and the
+fused call (or of every ``predict`` and ``partial_fit``).
 """
 from __future__ import annotations
 
@@ -92,7 +97,8 @@ def prequential(model: OnlineLearner, X: ArrayLike, y: ArrayLike, *, chunk_size:
         or none at all (None: for learners that take new labels as they come).
     fused : bool, default=True
         Take the fused path for fastelm's online classifiers (module docstring); False calls
-        ``predict`` and ``partial_fit`` on every chunk. Both give the same result.
+        ``predict`` and ``partial_fit`` on every chunk. Both give the same predictions (the
+        readout equal to rounding in the compiled loop, bit for bit otherwise).
 
     Returns
     -------

@@ -361,7 +361,7 @@ def test_logistic_loss_with_two_classes_is_recursive_irls_of_ridge_logistic_regr
     learned."""
     X, y = _stream(n=400, seed=8, n_classes=2)
     model = OSELMClassifier(n_hidden=15, alpha=0.4, loss="logistic", random_state=1)
-    H, K, b = None, 0.2 * np.eye(15), np.zeros(15)
+    K, b = 0.2 * np.eye(15), np.zeros(15)
     for i, start in enumerate(range(0, 400, 50)):
         Xc, yc = X[start:start + 50], y[start:start + 50]
         Hc = model._hidden(Xc) if i else None

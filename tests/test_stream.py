@@ -121,8 +121,8 @@ def test_compiled_loop_hands_back_when_k_is_not_trusted(monkeypatch):
     rng = np.random.default_rng(3)
     X = rng.standard_normal((600, 3))
     y = (X[:, 0] + X[:, 1] ** 2 > 1).astype(int)
-    make = lambda: OSELMClassifier(n_hidden=15, alpha=0.5, window=200, random_state=0)  # noqa
-    fused, plain = make(), make()
+    fused, plain = (OSELMClassifier(n_hidden=15, alpha=0.5, window=200, random_state=0)
+                    for _ in range(2))
     a = prequential(fused, X, y, chunk_size=50)
     b = prequential(plain, X, y, chunk_size=50, fused=False)
     np.testing.assert_array_equal(a.correct, b.correct)

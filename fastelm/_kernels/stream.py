@@ -111,7 +111,7 @@ def test_then_train(X, T, w, W, b, code, direct, logistic, K, HtT, alpha, lam, w
         from there, the last beta unsolved).
     """
     p, m = HtT.shape
-    d, L = W.shape
+    L = W.shape[1]
     most = 0
     for c in range(1, stops.shape[0]):
         most = max(most, stops[c] - stops[c - 1])
