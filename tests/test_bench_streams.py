@@ -38,8 +38,9 @@ def test_tiny_run_writes_tables_and_plot(bench, tmp_path):
         rows = list(csv.reader(f))
     assert rows[0] == ["stream", "learner", "settings", "accuracy", "accuracy_after_drift",
                        "rows_per_second"]
-    assert len(rows) == 1 + 6  # three OS-ELMs and three river learners
-    assert rows[2][2] == "L=200, alpha=1, λ=0.999"  # SETTINGS['sea'], forgetting
+    assert len(rows) == 1 + 7  # four OS-ELMs and three river learners
+    # SETTINGS['sea'], forgetting
+    assert rows[2][2] == "L=1 linear, alpha=0.1, direct links, logistic, λ=0.999"
     accuracy = {r[1]: float(r[3]) for r in rows[1:]}
     assert all(0.5 < a <= 1 for a in accuracy.values()), accuracy
     assert "| sea | river ARF |" in (tmp_path / "streams.md").read_text()
@@ -47,10 +48,30 @@ def test_tiny_run_writes_tables_and_plot(bench, tmp_path):
 
 
 def test_choose_takes_the_most_accurate_point_and_the_smaller_layer_on_ties(bench):
-    rows = [("sea", False, 200, 1.0, "window", 2000, 0.88, 1e4),
-            ("sea", True, 10, 1.0, "window", 1000, 0.88004, 1e4),  # a tie to 4 decimals
-            ("sea", True, 50, 0.1, "window", 5000, 0.87, 1e4),
-            ("sea", True, 50, 0.1, "forgetting_factor", 0.999, 0.86, 1e4),
-            ("sea", False, 3, 0.1, "forgetting_factor", 0.998, 0.85, 1e4)]
-    assert bench.choose(rows) == {"sea": {"window": (True, 10, 1.0, 1000),
-                                          "forgetting_factor": (True, 50, 0.1, 0.999)}}
+    rows = [("sea", False, 200, "tanh", 1.0, "squared", "window", 2000, 0.88, 1e4),
+            ("sea", True, 10, "tanh", 1.0, "logistic", "window", 1000, 0.88004, 1e4),  # a tie
+            ("sea", True, 50, "tanh", 0.1, "squared", "window", 5000, 0.87, 1e4),
+            ("sea", True, 50, "tanh", 0.1, "squared", "forgetting_factor", 0.999, 0.86, 1e4),
+            ("sea", False, 3, "tanh", 0.1, "squared", "forgetting_factor", 0.998, 0.85, 1e4)]
+    assert bench.choose(rows) == {
+        "sea": {"window": (True, 10, "tanh", 1.0, "logistic", 1000),
+                "forgetting_factor": (True, 50, "tanh", 0.1, "squared", 0.999)}}
+
+
+def test_settings_are_what_the_committed_selection_chooses(bench):
+    """SETTINGS = choose(selection.csv): over the whole grid, and with the squared loss alone
+    for the "squared" point (forgetting)."""
+    path = SCRIPT.parents[1] / "docs" / "results" / "streams" / "selection.csv"
+    with open(path, newline="") as f:
+        rows = [(r["stream"], r["direct_links"] == "True", int(r["n_hidden"]), r["activation"],
+                 float(r["alpha"]), r["loss"], r["memory"], float(r["value"]),
+                 float(r["accuracy"]), float(r["rows_per_second"])) for r in csv.DictReader(f)]
+    grid = bench.GRID
+    assert len(rows) == 3 * len(grid["layer"]) * len(grid["alpha"]) * len(grid["loss"]) * \
+        sum(len(values) for values in grid["memory"].values())
+    chosen = bench.choose(rows)
+    squared = bench.choose([r for r in rows if r[5] == "squared"])
+    for name, settings in bench.SETTINGS.items():
+        assert settings["forgetting_factor"] == chosen[name]["forgetting_factor"]
+        assert settings["window"] == chosen[name]["window"]
+        assert settings["squared"] == squared[name]["forgetting_factor"]
