@@ -424,3 +424,52 @@ def test_tri_training_labels_below_the_marker_stay_labelled():
     clf = TriTrainingClassifier(random_state=0).fit(X, y)
     np.testing.assert_array_equal(clf.classes_, [-5, -2, 4])
     assert set(clf.predict(X)) <= {-5, -2, 4}
+
+
+# ------------------------------------------------------------------ EFAST (cosmic-ray)
+
+_EFAST_PROBLEM = {"num_vars": 3, "bounds": [[-np.pi, np.pi]] * 3}
+
+
+def _ishigami(X):
+    return np.sin(X[:, 0]) + 7.0 * np.sin(X[:, 1]) ** 2 + 0.1 * X[:, 2] ** 4 * np.sin(X[:, 0])
+
+
+@pytest.mark.parametrize("scale", [1e-20, 1e20])
+def test_efast_indices_do_not_depend_on_the_output_unit(scale):
+    """S1 and ST are variance ratios: the same for y and scale·y. The constant-output test
+    compares V with (N·eps·max|y|)², which scales as V does; a threshold linear in max|y|
+    (kills '** 2' → '* 2') would call a y of order 1e-20 constant."""
+    import warnings
+
+    from fastelm import efast_analyze, efast_sample
+
+    X = efast_sample(_EFAST_PROBLEM, 257, random_state=0)
+    Y = _ishigami(X)
+    ref = efast_analyze(_EFAST_PROBLEM, Y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ConstantOutputWarning
+        res = efast_analyze(_EFAST_PROBLEM, scale * Y)
+    np.testing.assert_allclose(res.S1, ref.S1, rtol=1e-10)
+    np.testing.assert_allclose(res.ST, ref.ST, rtol=1e-10)
+
+
+@pytest.mark.parametrize("bounds", [[0.0, 1.0], [[[0.0, 1.0]]], np.empty((0, 2))])
+def test_efast_bounds_must_be_d_rows_of_two(bounds):
+    """A flat pair, a 3-D array and zero factors are refused with the shape named (kills
+    'ndim != 2' → '> 2', which fails later with an IndexError, and 'shape[0] < 1' → '< 0')."""
+    from fastelm import efast_sample
+
+    with pytest.raises(ValueError, match=r"'bounds' must have shape \(D, 2\)"):
+        efast_sample({"bounds": bounds}, 101)
+
+
+def test_hidden_node_sensitivity_warning_points_at_the_caller():
+    """The constant-readout warning is attributed to the line that called
+    hidden_node_sensitivity (stacklevel 2), not to fastelm."""
+    from fastelm import hidden_node_sensitivity
+    from fastelm.global_sensitivity import ConstantOutputWarning
+
+    with pytest.warns(ConstantOutputWarning) as record:
+        hidden_node_sensitivity(np.zeros(3), np.zeros(3), np.ones(3), N=129)
+    assert record[0].filename == __file__
