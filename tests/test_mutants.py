@@ -473,3 +473,37 @@ def test_hidden_node_sensitivity_warning_points_at_the_caller():
     with pytest.warns(ConstantOutputWarning) as record:
         hidden_node_sensitivity(np.zeros(3), np.zeros(3), np.ones(3), N=129)
     assert record[0].filename == __file__
+
+
+@pytest.mark.parametrize("M", [1, 4, 5])
+def test_efast_suggested_n_is_the_smallest_that_works(M):
+    """The 'N too small' message suggests N >= 4M² + 1, and that N is accepted while one less
+    is not (kills a wrong suggestion such as 4M³ + 1)."""
+    from fastelm import efast_sample
+
+    n_min = 4 * M * M + 1
+    with pytest.raises(ValueError, match=rf"use N >= {n_min} or a smaller M"):
+        efast_sample(_EFAST_PROBLEM, n_min - 1, M=M)
+    assert efast_sample(_EFAST_PROBLEM, n_min, M=M).shape == (3 * n_min, 3)
+
+
+def test_efast_accepts_uniform_dists_and_refuses_others():
+    """dists='unif' for every factor is the default made explicit (same sample); any other
+    distribution, before or after 'unif' in alphabetical order, is refused (kills '!=' → '<=')."""
+    from fastelm import efast_sample
+
+    want = efast_sample(_EFAST_PROBLEM, 101, random_state=0)
+    got = efast_sample({**_EFAST_PROBLEM, "dists": ["unif"] * 3}, 101, random_state=0)
+    np.testing.assert_array_equal(got, want)
+    for other in ("norm", "uniform", "triang"):
+        with pytest.raises(ValueError, match="only uniform"):
+            efast_sample({**_EFAST_PROBLEM, "dists": ["unif", other, "unif"]}, 101)
+
+
+def test_hidden_node_sensitivity_refuses_zero_nodes():
+    """beta with no rows (no hidden node) is refused naming beta's shape (kills 'shape[0] < 1'
+    → 'shape[-1] < 1', which checks the outputs twice and lets L = 0 through)."""
+    from fastelm import hidden_node_sensitivity
+
+    with pytest.raises(ValueError, match=r"beta must have shape \(L,\) or \(L, m\), got \(0, 2\)"):
+        hidden_node_sensitivity(np.empty((0, 2)), [], [])
