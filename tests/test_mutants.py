@@ -87,6 +87,15 @@ def test_elitism_accepts_a_trial_of_equal_rmse(rule):
     assert acc(0.5, 2.0, 0.5000001, 1.0, rule, 0.05, False)     # which it alone decides
 
 
+def test_paper_rule_needs_a_strictly_smaller_norm_or_rmse():
+    """PAPER: ||beta_new|| < ||beta_old|| or RMSE_new < RMSE_old, both strict: an equal norm
+    with a worse RMSE is refused (kills the norm test written '<='), as is an equal RMSE with a
+    larger norm."""
+    assert not de.accepts(1.0, 2.0, 1.5, 2.0, de.PAPER, 0.0, False)
+    assert not de.accepts(1.0, 2.0, 1.0, 2.5, de.PAPER, 0.0, False)
+    assert de.accepts(1.0, 2.0, 1.5, 1.999, de.PAPER, 0.0, False)
+
+
 _FORMULAS = {  # mutant vector v from x_best and x = [x_r1, x_r2, x_r3, x_r4], by name
     "rand/1": lambda xb, x, f: x[0] + f * (x[1] - x[2]),
     "best/1": lambda xb, x, f: xb + f * (x[0] - x[1]),
@@ -507,3 +516,46 @@ def test_hidden_node_sensitivity_refuses_zero_nodes():
 
     with pytest.raises(ValueError, match=r"beta must have shape \(L,\) or \(L, m\), got \(0, 2\)"):
         hidden_node_sensitivity(np.empty((0, 2)), [], [])
+
+
+@pytest.mark.parametrize("beta, shape", [(np.ones((2, 2, 1)), r"\(2, 2, 1\)"),
+                                         (np.float64(1.0), r"\(\)")])
+def test_hidden_node_sensitivity_refuses_beta_of_other_dimensions(beta, shape):
+    """beta must be (L,) or (L, m): a 3-D or a 0-D beta is refused with its shape (kills
+    'beta.ndim != 2' → '< 2' or '> 2')."""
+    from fastelm import hidden_node_sensitivity
+
+    with pytest.raises(ValueError, match=rf"beta must have shape .* got {shape}"):
+        hidden_node_sensitivity(beta, [0.0, 0.0], [1.0, 1.0])
+
+
+@pytest.mark.parametrize("n_upper", [2, 4])
+def test_hidden_node_sensitivity_checks_the_length_of_upper(n_upper):
+    """upper needs one entry per node, like lower: shorter or longer is refused (kills
+    'upper.shape != (L,)' → '<', a tuple comparison that lets a longer upper through)."""
+    from fastelm import hidden_node_sensitivity
+
+    with pytest.raises(ValueError, match="must have 3 entries"):
+        hidden_node_sensitivity(np.ones(3), np.zeros(3), np.ones(n_upper))
+
+
+def test_efast_zero_output_is_constant():
+    """y = 0 everywhere: V = 0 and max|y| = 0, so V <= (N·eps·max|y|)² holds with equality;
+    the indices are 0 with a warning, never 0/0 (kills '<=' → '<')."""
+    from fastelm import efast_analyze, efast_sample
+    from fastelm.global_sensitivity import ConstantOutputWarning
+
+    X = efast_sample(_EFAST_PROBLEM, 101, random_state=0)
+    with pytest.warns(ConstantOutputWarning, match="3 run"):
+        res = efast_analyze(_EFAST_PROBLEM, np.zeros(len(X)))
+    np.testing.assert_array_equal(res.S1, 0.0)
+    np.testing.assert_array_equal(res.ST, 0.0)
+
+
+def test_efast_model_shape_error_names_the_number_of_rows():
+    """A model returning the wrong number of outputs is told how many rows it was given (303
+    = 3 runs × 101 points), not the number of factors."""
+    from fastelm import efast
+
+    with pytest.raises(ValueError, match=r"model returned shape \(10,\) for 303 input rows"):
+        efast(lambda X: X[:10, 0], _EFAST_PROBLEM, 101)
