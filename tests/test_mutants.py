@@ -96,6 +96,27 @@ def test_paper_rule_needs_a_strictly_smaller_norm_or_rmse():
     assert de.accepts(1.0, 2.0, 1.5, 1.999, de.PAPER, 0.0, False)
 
 
+def test_a_dead_hidden_node_without_ridge_is_infeasible():
+    """A ReLU node that is 0 on every training row makes H_Lᵀ H_L singular with an exactly zero
+    last pivot (s = 0 = tol·K_jj) when alpha = 0: the individual is infeasible (inf, inf), never a
+    0/0 solve (kills the pivot test 's > tol·K_jj' written '>=')."""
+    from fastelm._hidden import ACTIVATIONS
+
+    rng = np.random.default_rng(0)
+    X, T = rng.uniform(0, 1, (30, 3)), rng.standard_normal((30, 1))
+    data = prepare_splits(X, T, [(np.arange(20), np.arange(20, 30))])
+    nh = 4
+    W = rng.uniform(0.1, 1.0, (3, nh))  # x >= 0, W > 0, b > 0: nodes 0-2 are alive ...
+    b = np.full(nh, 0.1)
+    W[:, -1], b[-1] = 0.0, -1.0          # ... and the last one (the last pivot) is 0 everywhere
+    theta = np.concatenate([W.ravel(), b])[None, :]
+    rmse, norm = np.empty(1), np.empty(1)
+    de.evaluate(*data, np.zeros(1, np.int64), theta, nh, ACTIVATIONS["relu"], 0.0, rmse, norm)
+    assert np.isinf(rmse[0]) and np.isinf(norm[0])
+    de.evaluate(*data, np.zeros(1, np.int64), theta, nh, ACTIVATIONS["relu"], 1e-3, rmse, norm)
+    assert np.isfinite(rmse[0]) and np.isfinite(norm[0])  # a ridge makes it solvable
+
+
 _FORMULAS = {  # mutant vector v from x_best and x = [x_r1, x_r2, x_r3, x_r4], by name
     "rand/1": lambda xb, x, f: x[0] + f * (x[1] - x[2]),
     "best/1": lambda xb, x, f: xb + f * (x[0] - x[1]),
@@ -559,3 +580,16 @@ def test_efast_model_shape_error_names_the_number_of_rows():
 
     with pytest.raises(ValueError, match=r"model returned shape \(10,\) for 303 input rows"):
         efast(lambda X: X[:10, 0], _EFAST_PROBLEM, 101)
+
+
+def test_efast_results_compare_by_identity_and_hash():
+    """EFASTResult holds arrays, so it compares by identity (dataclass eq=False): comparing two
+    results never raises the ambiguous-truth-value error and a result can be a set member or
+    dict key (kills eq=False → True)."""
+    from fastelm import efast_analyze, efast_sample
+
+    X = efast_sample(_EFAST_PROBLEM, 101, random_state=0)
+    a = efast_analyze(_EFAST_PROBLEM, _ishigami(X))
+    b = efast_analyze(_EFAST_PROBLEM, _ishigami(X))
+    assert a == a and a != b
+    assert len({a, b}) == 2
