@@ -117,6 +117,42 @@ def test_a_dead_hidden_node_without_ridge_is_infeasible():
     assert np.isfinite(rmse[0]) and np.isfinite(norm[0])  # a ridge makes it solvable
 
 
+def test_eelm_rule_boundaries_are_strict():
+    """Zhu et al.'s rule with dyadic numbers (exact in floating point), eps·RMSE_old = 0.25:
+    an improvement of exactly 0.25 is not 'clearly better', a difference of exactly 0.25 is not
+    'within tolerance', an equal norm is not smaller (kills '>' → '>=' and '<' → '<=' in
+    both terms); a protected individual takes a strictly better trial."""
+    acc, E = de.accepts, de.EELM
+    assert not acc(1.0, 1.0, 0.75, 2.0, E, 0.25, False)   # 1 - 0.75 = 0.25: on both strict
+    assert not acc(1.0, 1.0, 0.75, 0.5, E, 0.25, False)   # boundaries, whatever the norm
+    assert acc(1.0, 1.0, 0.625, 2.0, E, 0.25, False)      # 0.375 > 0.25: clearly better
+    assert not acc(1.0, 1.0, 1.25, 0.5, E, 0.25, False)   # |1 - 1.25| = 0.25: outside
+    assert not acc(1.0, 1.0, 1.125, 1.0, E, 0.25, False)  # inside, equal norm
+    assert acc(1.0, 1.0, 1.125, 0.875, E, 0.25, False)    # inside, smaller norm
+    for rule in (de.PAPER, E):                            # elitism: a better RMSE is taken
+        assert acc(0.5, 2.0, 0.25, 1.0, rule, 0.25, True)
+
+
+def test_odd_layer_sizes_compute_the_last_node():
+    """hidden_transposed pairs nodes two by two; for an odd number of nodes the last one is
+    computed on its own (kills 'nh % 2' → 'nh % 3', which skips it when nh is an odd multiple
+    of 3). The (rmse, ||beta||) of 3 and 9 nodes equal a numpy fit."""
+    from fastelm._hidden import ACTIVATIONS
+
+    rng = np.random.default_rng(1)
+    X, T = rng.standard_normal((40, 5)), rng.standard_normal((40, 2))
+    data = prepare_splits(X, T, [(np.arange(25), np.arange(25, 40))])
+    for nh in (3, 9):
+        theta = rng.uniform(-1, 1, (1, 6 * nh))
+        rmse, norm = np.empty(1), np.empty(1)
+        de.evaluate(*data, np.zeros(1, np.int64), theta, nh, ACTIVATIONS["tanh"], 1e-3, rmse,
+                    norm)
+        H = np.tanh(X @ theta[0, :5 * nh].reshape(5, nh) + theta[0, 5 * nh:])
+        beta = np.linalg.solve(H[:25].T @ H[:25] + 1e-3 * np.eye(nh), H[:25].T @ T[:25])
+        want = [np.sqrt(np.mean((H[25:] @ beta - T[25:]) ** 2)), np.linalg.norm(beta)]
+        np.testing.assert_allclose([rmse[0], norm[0]], want, rtol=1e-9)
+
+
 _FORMULAS = {  # mutant vector v from x_best and x = [x_r1, x_r2, x_r3, x_r4], by name
     "rand/1": lambda xb, x, f: x[0] + f * (x[1] - x[2]),
     "best/1": lambda xb, x, f: xb + f * (x[0] - x[1]),
