@@ -153,6 +153,26 @@ def test_odd_layer_sizes_compute_the_last_node():
         np.testing.assert_allclose([rmse[0], norm[0]], want, rtol=1e-9)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_a_duplicated_hidden_node_without_ridge_is_infeasible(seed):
+    """Two identical nodes make H_Lᵀ H_L singular: the second pivot is rounding noise, a few
+    ulps of K_jj either side of 0, below the relative cut-off n·eps·K_jj, so the individual is
+    infeasible whatever the rounding (kills the cut-off made negative or divided by K_jj, under
+    which a positive noise pivot is accepted and a garbage beta scored)."""
+    from fastelm._hidden import ACTIVATIONS
+
+    rng = np.random.default_rng(seed)
+    X, T = rng.uniform(0, 1, (30, 3)), rng.standard_normal((30, 1))
+    data = prepare_splits(X, T, [(np.arange(20), np.arange(20, 30))])
+    nh = 8
+    W, b = 30 * rng.uniform(-1, 1, (3, nh)), rng.uniform(-1, 1, nh)
+    W[:, 1], b[1] = W[:, 0], b[0]
+    theta = np.concatenate([W.ravel(), b])[None, :]
+    rmse, norm = np.empty(1), np.empty(1)
+    de.evaluate(*data, np.zeros(1, np.int64), theta, nh, ACTIVATIONS["tanh"], 0.0, rmse, norm)
+    assert np.isinf(rmse[0]) and np.isinf(norm[0])
+
+
 _FORMULAS = {  # mutant vector v from x_best and x = [x_r1, x_r2, x_r3, x_r4], by name
     "rand/1": lambda xb, x, f: x[0] + f * (x[1] - x[2]),
     "best/1": lambda xb, x, f: xb + f * (x[0] - x[1]),
