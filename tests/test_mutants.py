@@ -649,3 +649,87 @@ def test_efast_results_compare_by_identity_and_hash():
     b = efast_analyze(_EFAST_PROBLEM, _ishigami(X))
     assert a == a and a != b
     assert len({a, b}) == 2
+
+
+@pytest.mark.parametrize("bad, match", [
+    ({"num_vars": 4}, "num_vars=4 but 'bounds' has 3 rows"),
+    ({"names": ["a", "b", "c", "d"]}, "'names' has 4 entries for 3 factors"),
+])
+def test_efast_problem_entries_must_match_the_bounds_exactly(bad, match):
+    """num_vars and names larger than the number of bounds rows are refused, as smaller ones
+    are (kills '!=' → '<')."""
+    from fastelm import efast_sample
+
+    with pytest.raises(ValueError, match=match):
+        efast_sample({**_EFAST_PROBLEM, **bad}, 101)
+
+
+def test_efast_phases_must_be_one_per_run():
+    """Four phases for three runs are refused as two are (kills 'shape != (D,)' → '<')."""
+    from fastelm import efast_sample
+
+    with pytest.raises(ValueError, match="phases must be 3 finite numbers"):
+        efast_sample(_EFAST_PROBLEM, 101, phases=[0.0, 1.0, 2.0, 3.0])
+
+
+@pytest.mark.parametrize("lower, upper, beta", [([0.0, 0.0], np.ones(3), np.ones(3)),
+                                                (np.zeros(3), np.ones(3), np.ones((3, 0)))])
+def test_hidden_node_sensitivity_refuses_short_lower_and_empty_outputs(lower, upper, beta):
+    """A lower bound shorter than beta (kills 'lower.shape != (L,)' → '>') and a beta with no
+    output column (kills 'shape[1] < 1' → '< 0') are refused."""
+    from fastelm import hidden_node_sensitivity
+
+    with pytest.raises(ValueError, match="must have 3 entries|beta must have shape"):
+        hidden_node_sensitivity(beta, lower, upper)
+
+
+@pytest.mark.parametrize("Y", [np.empty(0), np.empty((0, 2))])
+def test_efast_analyze_refuses_an_empty_output(Y):
+    """No output rows at all is refused naming the shape (kills 'shape[0] == 0' → '< 0' or
+    'shape[-1] == 0')."""
+    from fastelm import efast_analyze
+
+    with pytest.raises(ValueError, match=r"Y must have shape \(D\*N,\) or \(D\*N, m\)"):
+        efast_analyze(_EFAST_PROBLEM, Y)
+
+
+def test_efast_model_may_return_a_scalar_or_several_outputs():
+    """A model returning a scalar is refused naming its shape (kills 'Y.ndim == 0' → '< 0' or
+    '== -1', which fail with IndexError); one returning two outputs per row is accepted and
+    gives the indices of the summed partial variances (kills 'Y.shape[0]' → 'shape[-1]')."""
+    from fastelm import efast, efast_analyze, efast_sample
+
+    with pytest.raises(ValueError, match=r"model returned shape \(\) for 303 input rows"):
+        efast(lambda X: 1.0, _EFAST_PROBLEM, 101)
+    res = efast(lambda X: np.c_[_ishigami(X), X[:, 0]], _EFAST_PROBLEM, 101, random_state=0)
+    X = efast_sample(_EFAST_PROBLEM, 101, random_state=0)
+    ref = efast_analyze(_EFAST_PROBLEM, np.c_[_ishigami(X), X[:, 0]])
+    np.testing.assert_array_equal(res.S1, ref.S1)
+
+
+@pytest.mark.parametrize("D, shown", [(3, "x1, x2, x3)"), (5, "x1, x2, x3, x4, x5)"),
+                                      (6, "x1, x2, x3, x4, x5, ...)")])
+def test_efast_constant_warning_lists_at_most_five_runs(D, shown):
+    """The warning names the constant runs, at most five, with '...' only when there are
+    more (kills '<= 5' → '< 5' or '!= 5'); it points at the caller (kills stacklevel 3 → 4)."""
+    from fastelm import efast_analyze
+    from fastelm.global_sensitivity import ConstantOutputWarning
+
+    problem = {"bounds": [[0.0, 1.0]] * D}
+    with pytest.warns(ConstantOutputWarning) as record:
+        efast_analyze(problem, np.ones(D * 101))
+    message = str(record[0].message)
+    assert f"of {D} run(s) ({shown};" in message
+    assert record[0].filename == __file__
+
+
+def test_hidden_node_sensitivity_with_more_outputs_than_a_batch_holds():
+    """N·m above the batch budget (2**22 values): one run per batch, never a batch of 0 runs
+    (kills 'max(1, ...)' → 'max(0, ...)'); the shares are still exact."""
+    from fastelm import hidden_node_sensitivity
+
+    rng = np.random.default_rng(0)
+    beta = rng.standard_normal((2, 4100))
+    S1, ST = hidden_node_sensitivity(beta, np.zeros(2), np.ones(2), N=1025, random_state=0)
+    w = np.sum(beta ** 2, axis=1)
+    np.testing.assert_allclose(ST, w / w.sum(), atol=1e-3)
