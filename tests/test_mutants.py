@@ -733,3 +733,26 @@ def test_hidden_node_sensitivity_with_more_outputs_than_a_batch_holds():
     S1, ST = hidden_node_sensitivity(beta, np.zeros(2), np.ones(2), N=1025, random_state=0)
     w = np.sum(beta ** 2, axis=1)
     np.testing.assert_allclose(ST, w / w.sum(), atol=1e-3)
+
+
+def test_efast_table_columns_are_aligned():
+    """to_table right-aligns each index under its header: every row as long as the header row
+    (kills a column width smaller than the values, 'precision - 4')."""
+    from fastelm import efast_analyze, efast_sample
+
+    problem = {"names": ["a", "long name", "c"], "bounds": _EFAST_PROBLEM["bounds"]}
+    X = efast_sample(problem, 101, random_state=0)
+    lines = efast_analyze(problem, _ishigami(X)).to_table(precision=3).splitlines()
+    assert len({len(line) for line in lines}) == 1
+    assert lines[0].index("S1") + 2 == lines[1].index(".") + 4  # 'S1' ends where 0.xxx ends
+
+
+def test_efast_bounds_message_shows_five_violations():
+    """Seven inverted bounds: the message counts all seven and shows the first five."""
+    from fastelm import efast_sample
+
+    problem = {"bounds": [[1.0, 0.0]] * 7}
+    with pytest.raises(ValueError, match="7 violate it") as info:
+        efast_sample(problem, 101)
+    message = str(info.value)
+    assert message.count(": [") == 5 and "x5: [" in message and "x6" not in message
