@@ -94,7 +94,7 @@ def recover_phases(X, problem, N, M):
 # cases around the switch between SALib's two rules for the complementary frequencies
 # (mm >= D - 1: linspace; else cyclic)
 @pytest.mark.parametrize("D, N, M", [(3, 65, 4), (5, 1000, 4), (12, 257, 6), (40, 129, 4),
-                                     (5, 201, 4), (4, 201, 4), (3, 201, 4)])
+                                     (5, 201, 4), (4, 201, 4), (3, 201, 4), (2, 65, 4)])
 def test_sampler_gives_salib_curve_for_the_same_phases(D, N, M):
     problem = random_problem(D, seed=D)
     X_salib = salib_sample(problem, N, M, seed=7)

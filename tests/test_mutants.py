@@ -756,3 +756,17 @@ def test_efast_bounds_message_shows_five_violations():
         efast_sample(problem, 101)
     message = str(info.value)
     assert message.count(": [") == 5 and "x5: [" in message and "x6" not in message
+
+
+def test_efast_refuses_more_model_rows_lower_bounds_and_small_n():
+    """A model returning more rows than it was given (606 for 303: efast_analyze would take
+    N = 202), a lower bound longer than beta and an N far below 4M² are refused (kills '!='
+    → '<' twice and 'N <= 4M²' → '==')."""
+    from fastelm import efast, efast_sample, hidden_node_sensitivity
+
+    with pytest.raises(ValueError, match=r"model returned shape \(606,\) for 303 input rows"):
+        efast(lambda X: np.r_[_ishigami(X), _ishigami(X)], _EFAST_PROBLEM, 101)
+    with pytest.raises(ValueError, match="must have 3 entries"):
+        hidden_node_sensitivity(np.ones(3), np.zeros(4), np.ones(3))
+    with pytest.raises(ValueError, match="EFAST needs N > 4"):
+        efast_sample(_EFAST_PROBLEM, 10)
