@@ -169,7 +169,8 @@ def _check_bounds(lower, upper, names, allow_equal):
     bad = np.flatnonzero(upper < lower if allow_equal else upper <= lower)
     if bad.size:
         rel = "upper >= lower" if allow_equal else "upper > lower"
-        shown = ", ".join(f"{names[k]}: [{lower[k]!r}, {upper[k]!r}]" for k in bad[:5])
+        shown = ", ".join(f"{names[k]}: [{float(lower[k])!r}, {float(upper[k])!r}]"
+                          for k in bad[:5])
         raise ValueError(f"bounds need {rel}; {bad.size} violate it ({shown})")
 
 

@@ -756,6 +756,7 @@ def test_efast_bounds_message_shows_five_violations():
         efast_sample(problem, 101)
     message = str(info.value)
     assert message.count(": [") == 5 and "x5: [" in message and "x6" not in message
+    assert "x1: [1.0, 0.0]" in message and "np.float64" not in message  # plain numbers
 
 
 def test_efast_refuses_more_model_rows_lower_bounds_and_small_n():
