@@ -408,8 +408,9 @@ class _BLS(BaseEstimator):
         return out
 
     # ---------------------------------------------------------------- the readout
-    def _build_gram(self, form):
-        """The Gram state of the stored rows and nodes, in the given form, from scratch."""
+    def _build_gram(self, form, kernel=None):
+        """The Gram state of the stored rows and nodes, in the given form, from scratch (the
+        dual form from ``kernel`` = IIᵀ of the stored rows when the caller has it)."""
         Z, T = self.feature_nodes_, self.targets_
         L = self._n_nodes()
         if form == "primal" and Z.dtype == np.float32:
@@ -423,8 +424,10 @@ class _BLS(BaseEstimator):
                 rhs += block.T @ T[r0:r1]
             K = np.asfortranarray(K, dtype=np.float64)
         else:
-            broad = next(self._broad_blocks(Z, rows=max(Z.shape[0], 1)))[2]
-            K = np.asfortranarray(broad @ broad.T, dtype=np.float64)
+            if kernel is None:
+                broad = next(self._broad_blocks(Z, rows=max(Z.shape[0], 1)))[2]
+                kernel = broad @ broad.T
+            K = np.asfortranarray(kernel, dtype=np.float64)
             rhs = T.astype(np.float64)
         return BroadGram(form, add_to_diagonal(K, self.reg), rhs)
 

@@ -59,7 +59,7 @@ from ._gram import (BLOCK_BYTES, DirectLinksMap, GramSums, HiddenMap, dual_reado
 from ._hidden import check_activation, check_dtype, check_generator, random_weights
 from ._ridge import RCOND_MIN, add_to_diagonal, serial_blas_if_small, spd_solve
 from ._validation import DType, RandomState, check_memory, check_positive_int
-from .bls import BLSClassifier, BLSRegressor, BroadGram, _BLS, serial_if_small
+from .bls import BLSClassifier, BLSRegressor, _BLS, serial_if_small
 from .elm import ELMClassifier, ELMRegressor, _OSELM
 
 if TYPE_CHECKING:
@@ -804,13 +804,10 @@ class _BLSCV(_SearchCV, _BLS):
         if not link and self._links():
             self.feature_nodes_ = np.ascontiguousarray(self.feature_nodes_[:, self._links():])
         self.direct_links_ = link
+        form = self._preferred_form()
+        kernel = self._shared_kernel(link) if form == "dual" else None
         with serial_if_small(self._shared["work"]):
-            if self._preferred_form() == "dual":
-                K = np.asfortranarray(self._shared_kernel(link))
-                self.gram_ = BroadGram("dual", add_to_diagonal(K, self.reg),
-                                       self.targets_.astype(np.float64))
-            else:
-                self.gram_ = self._build_gram("primal")
+            self.gram_ = self._build_gram(form, kernel)
             return self._solve()
 
     def _folds_data(self, X, y, T, folds, link, predictions):
