@@ -229,7 +229,8 @@ class ClassifierOutputs(_Outputs):
     def _validate_rows(self, X, y, dtype, reset):
         X, y = validate_data(self, X, y, reset=reset, dtype=dtype)
         y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
+        if y.dtype.kind not in "biu":  # integer labels are always classes: no np.unique
+            check_classification_targets(y)
         return X, y
 
     def _check_first_call(self, X, y, classes):

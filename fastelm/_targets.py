@@ -9,6 +9,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._kernels.targets import one_hot_into
+
+
+def _compiled(labels):
+    """Whether ``one_hot_into`` takes these labels: integers, float32 or float64."""
+    return labels.dtype.kind in "iu" or labels.dtype in (np.float32, np.float64)
+
 
 def one_hot(y, classes, dtype):
     """T (n × n_classes): T[i, k] = 1 where y[i] = classes[k].
@@ -31,13 +38,15 @@ def one_hot(y, classes, dtype):
     ValueError
         If y holds a label not in ``classes``.
     """
+    T = np.zeros((len(y), len(classes)), dtype=dtype)
+    if _compiled(y) and _compiled(classes) and one_hot_into(y, classes, T) < 0:
+        return T  # numbers, all in classes: coded in one compiled pass
     index = np.searchsorted(classes, y)
     index[index == len(classes)] = 0
     unseen = classes[index] != y
     if unseen.any():
         raise ValueError(f"y contains labels not in classes_ {classes.tolist()}: "
                          f"{np.unique(y[unseen]).tolist()}")
-    T = np.zeros((len(y), len(classes)), dtype=dtype)
     T[np.arange(len(y)), index] = 1
     return T
 

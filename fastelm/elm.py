@@ -262,7 +262,7 @@ class _OSELM(BaseRandomLayerReadout):
             return None
         X, T = self._validate_Xy(X, y, self._check_unchanged(), reset=False)
         stops = np.asarray(stops, dtype=np.int64)
-        index = np.zeros(len(X), dtype=np.int64)
+        index = np.empty(len(X), dtype=np.int64)
         done = self._compiled_chunks(X, T, stops, index) if self._compiles(stops) else 0
         for start, stop in zip(stops[done:-1], stops[done + 1:]):
             X_chunk = X[start:stop]
@@ -294,11 +294,12 @@ class _OSELM(BaseRandomLayerReadout):
             shift = held - stops[0]
         else:
             X, T, shift = X[stops[0]:], T[stops[0]:], -stops[0]
-        X, T = np.ascontiguousarray(X), np.array(T, dtype=np.float64, order="C")
+        # T: this stream's own coded targets (the loop writes the weighted ones into it)
+        X, T = np.ascontiguousarray(X), np.ascontiguousarray(T, dtype=np.float64)
         weights = np.ones(len(X))
         if logistic and held:
             weights[:held] = self.window_w_
-        predicted = np.zeros(len(X), dtype=np.int64)
+        predicted = np.empty(len(X), dtype=np.int64)
         K, HtT = np.array(rls.K), np.array(rls.HtT, dtype=np.float64)
         done = test_then_train(X, T, weights, self.W_, self.b_,
                                check_activation(self.activation), bool(self.direct_links),

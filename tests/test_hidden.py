@@ -3,7 +3,7 @@ import pytest
 
 from fastelm._hidden import (ACTIVATIONS, check_activation, check_dtype, check_generator,
                              hidden_layer, random_weights)
-from fastelm._kernels.hidden import add_bias_activate
+from fastelm._kernels.hidden import activate_rows, add_bias_activate, add_bias_activate_serial
 
 REFERENCE = {
     "tanh": np.tanh,
@@ -96,6 +96,23 @@ def test_bias_and_activation_touch_only_the_first_len_b_columns():
     assert np.array_equal(out[:, 10:], H[:, 10:])
     with pytest.raises(ValueError, match="biases"):
         add_bias_activate(H.copy(), np.zeros(13), 0)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+def test_serial_and_indexed_activations_equal_the_parallel_one_bitwise(name, dtype):
+    """The one-thread kernel (Dask workers) and ``activate_rows`` (the stream loop, writing
+    into another array at a column offset) give the parallel kernel's values bit for bit."""
+    rng = np.random.default_rng(4)
+    H = (rng.standard_normal((37, 9)) * 4).astype(dtype)
+    b = rng.standard_normal(7).astype(dtype)
+    code = ACTIVATIONS[name]
+    parallel = add_bias_activate(H.copy(), b, code)
+    np.testing.assert_array_equal(add_bias_activate_serial(H.copy(), b, code), parallel)
+    A = np.full((40, 12), 5.0, dtype)
+    activate_rows(H, 37, b, code, A, 3)
+    np.testing.assert_array_equal(A[:37, 3:10], parallel[:, :7])
+    assert (A[:, :3] == 5).all() and (A[:, 10:] == 5).all() and (A[37:] == 5).all()
 
 
 def test_scalar_functions_called_from_python_use_numpy():

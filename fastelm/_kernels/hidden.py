@@ -210,6 +210,33 @@ def _activate_row(h, b, code):
             h[j] = h[j] + b[j]
 
 
+@njit(**_FAST)
+def activate_rows(H, n, b, code, A, offset):
+    """A[i, offset + j] <- g(H[i, j] + b[j]) for the first n rows and j < len(b), by 2-D
+    indices (no row views: cheap for a few rows of a few columns; A may be H, offset 0)."""
+    L = b.shape[0]
+    if code == TANH:
+        for i in range(n):
+            for j in range(L):
+                A[i, offset + j] = tanh(H[i, j] + b[j])
+    elif code == SIGMOID:
+        for i in range(n):
+            for j in range(L):
+                A[i, offset + j] = sigmoid(H[i, j] + b[j])
+    elif code == RELU:
+        for i in range(n):
+            for j in range(L):
+                A[i, offset + j] = max(H[i, j] + b[j], 0.0)
+    elif code == SINE:
+        for i in range(n):
+            for j in range(L):
+                A[i, offset + j] = np.sin(H[i, j] + b[j])
+    else:
+        for i in range(n):
+            for j in range(L):
+                A[i, offset + j] = H[i, j] + b[j]
+
+
 @njit(parallel=True, cache=CACHE)
 def add_bias_activate(H, b, code):
     """H[i, j] <- g(H[i, j] + b[j]) in place for j < len(b) (H may have more columns, left as
@@ -225,6 +252,5 @@ def add_bias_activate(H, b, code):
 def add_bias_activate_serial(H, b, code):
     """``add_bias_activate`` on one thread (bit-identical): for callers that are threads of a
     pool themselves, such as Dask workers."""
-    for i in range(H.shape[0]):
-        _activate_row(H[i], b, code)
+    activate_rows(H, H.shape[0], b, code, H, 0)
     return H

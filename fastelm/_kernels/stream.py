@@ -15,29 +15,29 @@ K ≥ alpha I in exact arithmetic, so LAPACK's reciprocal condition estimate of 
 alpha / (√p ‖K‖₁); while that bound is ≥ ``rcond_min`` the Python path's Cholesky would be
 trusted too, and the loop goes on; else it stops after learning the chunk and hands the rest
 to the Python path (its warned fallback or error). The products run on BLAS (Numba's
-``np.dot``), so the result equals the Python path to rounding (the order of the additions
-inside the products may differ), not bit for bit.
+``np.dot``, syrk), so the result equals the Python path to rounding (the order of the
+additions inside the products may differ), not bit for bit. Loops index 2-D arrays rather
+than take row views: a small model's row costs less than making a view of it.
 """
 import numpy as np
 from numba import njit
 
-from . import CACHE
+from . import CACHE, FAST
 from .blas import gram_lower
-from .hidden import _activate_row
+from .hidden import activate_rows
 
 
-@njit(cache=CACHE)
+@njit(**FAST)
 def _readout_inputs(X, W, b, code, direct, H, A):
-    """A[:n] = g(XW + b), or [X, g(XW + b)] when ``direct`` (n = len(X)); H[:n] holds XW."""
+    """A[:n] = g(XW + b), or [X, g(XW + b)] when ``direct`` (n = len(X)); H[:n] holds XW.
+    Indexed loops, no row views: a view costs more than a small row's work."""
     n, d = X.shape
-    Hn = H[:n]
-    np.dot(X, W, Hn)
-    offset = d if direct else 0
-    for i in range(n):
-        _activate_row(Hn[i], b, code)
-        if direct:
-            A[i, :d] = X[i]
-        A[i, offset:] = Hn[i]
+    np.dot(X, W, H[:n])
+    activate_rows(H, n, b, code, A, d if direct else 0)
+    if direct:
+        for i in range(n):
+            for k in range(d):
+                A[i, k] = X[i, k]
     return A[:n]
 
 
@@ -63,6 +63,8 @@ def _cholesky_solve(K, B, Y):
             for k in range(i):
                 y[k] -= row[k] * yi
     return Y
+
+
 @njit(cache=CACHE)
 def _trusted(K, alpha, rcond_min):
     """alpha / (√p ‖K‖₁) ≥ rcond_min: a lower bound of K's reciprocal condition number."""
@@ -76,7 +78,7 @@ def _trusted(K, alpha, rcond_min):
     return alpha >= rcond_min * np.sqrt(p) * norm
 
 
-@njit(cache=CACHE)
+@njit(**FAST)
 def test_then_train(X, T, w, W, b, code, direct, logistic, K, HtT, alpha, lam, window, stops,
                     rcond_min, predicted):
     """Predict then learn the chunks [stops[c − 1], stops[c]) of (X, T), c = 1, 2, ...
@@ -145,20 +147,24 @@ def test_then_train(X, T, w, W, b, code, direct, logistic, K, HtT, alpha, lam, w
             for i in range(p):
                 for j in range(m):
                     HtT[i, j] *= decay
+            # λ^(n−1−j) for the rows j of the chunk (logistic), or its square root
+            step = lam if logistic else np.sqrt(lam)
+            power = 1.0
+            for j in range(n - 1, -1, -1):
+                root[j] = power
+                power *= step
         if logistic:  # K += Aᵀ diag(λ-weights · w) A, HᵀT += Aᵀ diag(λ-weights) U
             for j in range(n):
-                root[j] = lam ** float(n - 1 - j) if lam != 1.0 else 1.0
+                weight = root[j] if lam != 1.0 else 1.0
                 for k in range(m):
-                    Tw[j, k] = Tc[j, k] * root[j]
-                scale = np.sqrt(root[j] * w[start + j])
+                    Tw[j, k] = Tc[j, k] * weight
+                scale = np.sqrt(weight * w[start + j])
                 for k in range(p):
                     Ao[j, k] = An[j, k] * scale
             _add_products(Ao, n, An, Tw[:n], K, HtT, G, GT, 1.0)
         else:
             if lam != 1.0:
-                half = np.sqrt(lam)
                 for j in range(n):
-                    root[j] = half ** float(n - 1 - j)
                     for k in range(p):
                         An[j, k] *= root[j]
                     for k in range(m):
@@ -185,7 +191,7 @@ def test_then_train(X, T, w, W, b, code, direct, logistic, K, HtT, alpha, lam, w
     return stops.shape[0] - 1
 
 
-@njit(cache=CACHE)
+@njit(**FAST)
 def _add_products(rows, n, A, T, K, HtT, G, GT, sign):
     """K ← K + sign·R[:n]ᵀR[:n] (R = ``rows``: BLAS syrk into G's lower triangle, K kept
     exactly symmetric) and HᵀT ← HᵀT + sign·AᵀT (gemm into GT)."""
@@ -208,12 +214,14 @@ def logistic_rows(S, T, U, w):
     n, m = S.shape
     p = np.empty(m)
     for i in range(n):
-        top = S[i, 0]
+        first = 0  # the largest score's column: its exp(0) = 1 is not computed
         for j in range(1, m):
-            top = max(top, S[i, j])
+            if S[i, j] > S[i, first]:
+                first = j
+        top = S[i, first]
         total = 0.0
         for j in range(m):
-            p[j] = np.exp(S[i, j] - top)
+            p[j] = 1.0 if j == first else np.exp(S[i, j] - top)
             total += p[j]
         weight = 0.0
         for j in range(m):
