@@ -317,11 +317,35 @@ def test_bls_remove_rows_refuses_a_singular_system_and_bad_rows():
 
 
 def _logistic_rows(scores, T):
-    """Independent numpy version of the documented weights and weighted targets."""
+    """Independent numpy version of the documented weights and weighted targets (1 − p_j as
+    the sum of the other classes' p, without cancellation when p_j is near 1)."""
     p = np.exp(scores - scores.max(axis=1, keepdims=True))
     p /= p.sum(axis=1, keepdims=True)
-    w = (p * (1 - p)).sum(axis=1)
+    others = np.stack([np.delete(p, j, axis=1).sum(axis=1) for j in range(p.shape[1])], 1)
+    w = (p * others).sum(axis=1)
     return w, w[:, None] * scores + T - p
+
+
+@pytest.mark.parametrize("n_classes", [2, 3, 5])
+def test_logistic_rows_kernel_equals_the_softmax_formulas(n_classes):
+    """The kernel (two classes: one exp of −|s1 − s0| per row) against the numpy softmax, with
+    ties, scores far apart (p at 1e-300, 0 weight) and the targets of each class."""
+    from fastelm._kernels.stream import logistic_rows
+
+    rng = np.random.default_rng(3)
+    S = rng.standard_normal((60, n_classes)) * 4
+    S[:5] = 1.5  # ties
+    S[5:10, 0] += 700.0  # one class far ahead
+    S[10:15, -1] -= 690.0
+    T = np.eye(n_classes)[rng.integers(0, n_classes, 60)]
+    U, w = np.full_like(S, np.nan), np.full(60, np.nan)
+    logistic_rows(S, T, U, w)
+    expected_w, expected_U = _logistic_rows(S, T)
+    np.testing.assert_allclose(w, expected_w, rtol=1e-13, atol=1e-15)
+    if n_classes == 2:  # no cancellation in 1 − p: relative accuracy down to p ~ 1e-300
+        np.testing.assert_allclose(w, expected_w, rtol=1e-13, atol=0)
+    np.testing.assert_allclose(U, expected_U, rtol=1e-13, atol=1e-13 * np.abs(S).max())
+    assert np.all(w[:5] == w[0]) and w[0] == pytest.approx(1 - 1 / n_classes, rel=1e-15)
 
 
 @pytest.mark.parametrize("memory", [{}, {"forgetting_factor": 0.97}, {"window": 70}])

@@ -16,7 +16,7 @@ def _reference(y, classes, dtype):
 
 
 @pytest.mark.parametrize("kind", ["int64", "int32", "int8", "float64", "float32", "uint16",
-                                  "bool", "str", "object", "strided"])
+                                  "bool", "str", "object", "strided", "many"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8])
 def test_one_hot_equals_the_comparison_with_each_class(kind, dtype):
     if kind == "bool":
@@ -27,6 +27,9 @@ def test_one_hot_equals_the_comparison_with_each_class(kind, dtype):
         y, classes = LABELS.astype(object), CLASSES.astype(object)
     elif kind == "strided":
         y, classes = np.repeat(LABELS, 2)[::2], CLASSES
+    elif kind == "many":  # more classes than the compiled pass scans: a binary search
+        classes = np.arange(-20, 40, 3)
+        y = rng.choice(classes, 500)
     elif kind == "uint16":
         y, classes = (LABELS + 3).astype(kind), (CLASSES + 3).astype(kind)
     else:
@@ -39,6 +42,9 @@ def test_one_hot_equals_the_comparison_with_each_class(kind, dtype):
 
 @pytest.mark.parametrize("unseen", [1, 12, -4, 2.5, np.nan])
 def test_one_hot_refuses_a_label_outside_the_classes_and_names_it(unseen):
+    many = np.arange(-20, 40, 3)  # the binary-search path
+    with pytest.raises(ValueError, match=r"labels not in classes_.*: \[-19\]"):
+        one_hot(np.r_[many, -19], many, np.float64)
     y = LABELS.astype(float)
     y[[3, 400]] = unseen
     with pytest.raises(ValueError, match=r"labels not in classes_ \[-3\.0, 0\.0, 2\.0, 7\.0, "

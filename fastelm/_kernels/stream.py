@@ -24,7 +24,7 @@ from numba import njit
 
 from . import CACHE, FAST
 from .blas import gram_lower
-from .hidden import activate_rows
+from .hidden import activate_rows, exp
 
 
 @njit(**FAST)
@@ -206,12 +206,27 @@ def _add_products(rows, n, A, T, K, HtT, G, GT, sign):
             HtT[i, j] += sign * GT[i, j]
 
 
-@njit(cache=CACHE)
+@njit(**FAST)
 def logistic_rows(S, T, U, w):
     """Row weights and weighted targets of the softmax (logistic) loss at the scores S (n×m):
     p_i = softmax(s_i), w_i = Σ_j p_ij (1 − p_ij) and u_i = w_i s_i + t_i − p_i (= w_i z_i, z_i
-    the IRLS working response s_i + (t_i − p_i)/w_i), into U (n×m) and w (n,)."""
+    the IRLS working response s_i + (t_i − p_i)/w_i), into U (n×m) and w (n,). Two classes:
+    with e_i = exp(−|s_i1 − s_i0|), the larger score's p is 1/(1 + e_i), the other's
+    e_i/(1 + e_i), and w_i = 2 p_i0 p_i1: one exp per row, in a loop that vectorises
+    (``hidden.exp``)."""
     n, m = S.shape
+    if m == 2:
+        for i in range(n):  # w holds e_i until it is overwritten by the weight
+            w[i] = -abs(S[i, 1] - S[i, 0])
+        for i in range(n):
+            w[i] = exp(w[i])
+        for i in range(n):
+            small, big = w[i] / (1.0 + w[i]), 1.0 / (1.0 + w[i])
+            p0, p1 = (small, big) if S[i, 1] >= S[i, 0] else (big, small)
+            w[i] = 2.0 * p0 * p1
+            U[i, 0] = w[i] * S[i, 0] + T[i, 0] - p0
+            U[i, 1] = w[i] * S[i, 1] + T[i, 1] - p1
+        return
     p = np.empty(m)
     for i in range(n):
         first = 0  # the largest score's column: its exp(0) = 1 is not computed

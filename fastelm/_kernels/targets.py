@@ -11,7 +11,12 @@ def one_hot_into(y, classes, T):
     row whose label is not in classes, or -1 (T then incomplete)."""
     m = classes.shape[0]
     for i in range(y.shape[0]):
-        k = np.searchsorted(classes, y[i])  # the first k with classes[k] >= y[i]
+        if m <= 8:  # a few classes: a scan (k = m when not found)
+            k = 0
+            while k < m and classes[k] != y[i]:
+                k += 1
+        else:
+            k = np.searchsorted(classes, y[i])  # the first k with classes[k] >= y[i]
         if k == m or classes[k] != y[i]:
             return i
         T[i, k] = 1
