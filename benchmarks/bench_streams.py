@@ -6,6 +6,7 @@
     python benchmarks/bench_streams.py --select --rows 30000   # the settings' grid, seed 0
     python benchmarks/bench_streams.py --speedup            # fused path vs per-call
     python benchmarks/bench_streams.py --kernel             # the compiled loop's µs/chunk
+    python benchmarks/bench_streams.py --draws 10           # OS-ELMs - river LR over 10 draws
 
 Three of river's synthetic streams (``river.datasets.synth``), seeded:
 
@@ -384,6 +385,53 @@ def kernel_floor(n_rows=20_000, repeats=5, log=print):
                 f"{CHUNK / min(floor) / lr.rows_per_second:6.1f} x LR)")
 
 
+def draws(n_draws, n_rows=100_000, streams=STREAMS, first_seed=10, log=print):
+    """Accuracy after the drift of the forgetting and window OS-ELMs and of river's
+    LogisticRegression on ``n_draws`` draws of each stream (seeds first_seed, first_seed + 1,
+    ...): rows of (stream, seed, learner, accuracy), and per stream and OS-ELM the mean
+    paired difference to river LR with its standard error (one draw is one pair)."""
+    river_lr = river_learners()["river LogisticRegression"]
+    rows, summary = [], []
+    for name in streams:
+        makers = {label: fastelm_learners(name)[label][1]
+                  for label in ("OS-ELM, forgetting", "OS-ELM, window")}
+        differences = {label: [] for label in makers}
+        for seed in range(first_seed, first_seed + n_draws):
+            X, dicts, y, drift = make_stream(name, n_rows, seed)
+            scaled = scale_inputs(X)
+            lr = prequential(RiverLearner(river_lr(), dicts), np.arange(len(y))[:, None], y,
+                             chunk_size=CHUNK).mean_accuracy(drift)
+            rows.append((name, seed, "river LogisticRegression", lr))
+            for label, make in makers.items():
+                acc = prequential(make(), scaled, y, chunk_size=CHUNK).mean_accuracy(drift)
+                rows.append((name, seed, label, acc))
+                differences[label].append(acc - lr)
+            log(f"{name:10s} seed {seed}: river LR {lr:.4f}, " + ", ".join(
+                f"{label} {lr + differences[label][-1]:.4f}" for label in makers))
+        for label, d in differences.items():
+            d = np.asarray(d)
+            se = d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else float("nan")
+            summary.append((name, label, len(d), d.mean(), se, int((d > 0).sum())))
+            log(f"{name:10s} {label:20s} - river LR: {100 * d.mean():+.3f} ± {100 * se:.3f} "
+                f"points over {len(d)} draws, ahead on {(d > 0).sum()}")
+    return rows, summary
+
+
+def write_draws(out, rows, summary):
+    """draws.csv (every accuracy) and draws.md (the paired differences) in ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "draws.csv", "w", newline="") as f:
+        csv.writer(f).writerows([("stream", "seed", "learner", "accuracy_after_drift")]
+                                + [(n, s, lab, a) for n, s, lab, a in rows])
+    md = ["Accuracy after the drift minus river LogisticRegression's on the same draw of the "
+          "stream (points; mean ± standard error over the draws, seeds from 10; settings as "
+          "in streams.md).", "",
+          "| stream | learner | draws | difference | ahead on |", "|---|---|---|---|---|"]
+    md += [f"| {n} | {lab} | {k} | {100 * m:+.3f} ± {100 * se:.3f} | {ahead} of {k} |"
+           for n, lab, k, m, se, ahead in summary]
+    (out / "draws.md").write_text("\n".join(md) + "\n")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=100_000, help="rows per stream")
@@ -399,6 +447,9 @@ def main(argv=None):
     parser.add_argument("--kernel", action="store_true",
                         help="only time the compiled loop per chunk against its flop floor "
                              "(20000 rows of the hyperplane)")
+    parser.add_argument("--draws", type=int, default=0, metavar="N",
+                        help="only compare the forgetting and window OS-ELMs with river's "
+                             "LogisticRegression over N draws of each stream (draws.md)")
     parser.add_argument("--report", action="store_true",
                         help="only rewrite the tables and plot from the <stream>.npz in --out")
     args = parser.parse_args(argv)
@@ -414,6 +465,13 @@ def main(argv=None):
         with single_threaded():
             warm_up()
             speedup(min(args.rows, 20_000))
+        return
+    if args.draws:
+        with single_threaded():
+            warm_up()
+            rows, summary = draws(args.draws, args.rows, args.streams, args.seed)
+        write_draws(args.out, rows, summary)
+        print(f"wrote {args.out}/draws.md, draws.csv")
         return
     if args.select:
         with single_threaded():

@@ -196,6 +196,8 @@ class _OSELM(BaseRandomLayerReadout):
             X, T = np.vstack([self.window_X_, X]), np.vstack([self.window_T_, T])
             if weights is not None:
                 weights = np.r_[self.window_w_, weights]
+        else:  # kept rows are copies: a caller may refill its arrays with the next chunk
+            X, T = np.array(X), np.array(T)
         leave = len(X) - self.window
         if leave > 0:
             self.rls_.downdate(self._hidden(X[:leave]), T[:leave],
@@ -286,14 +288,19 @@ class _OSELM(BaseRandomLayerReadout):
     def _compiled_chunks(self, X, T, stops, index):
         """Run the chunks through ``fastelm._kernels.stream.test_then_train`` on the state
         of ``rls_`` (and the window's rows); returns the chunks learned."""
-        rls, held = self.rls_, len(getattr(self, "window_X_", ()))
+        rls, held, first = self.rls_, len(getattr(self, "window_X_", ())), stops[0]
         logistic = self.loss == "logistic"
-        if held:  # the window's rows before the first chunk, then the stream
-            X = np.vstack([self.window_X_, X[stops[0]:]])
-            T = np.vstack([self.window_T_, T[stops[0]:]])
-            shift = held - stops[0]
+        shift = held - first
+        if held and held <= first and np.array_equal(X[first - held:first], self.window_X_):
+            # the window holds the rows just before the first chunk (as in prequential): the
+            # stream from there, its targets there replaced by the window's (weighted) ones
+            X, T = X[first - held:], T[first - held:]
+            T[:held] = self.window_T_
+        elif held:  # the window's rows before the first chunk, then the stream
+            X = np.vstack([self.window_X_, X[first:]])
+            T = np.vstack([self.window_T_, T[first:]])
         else:
-            X, T, shift = X[stops[0]:], T[stops[0]:], -stops[0]
+            X, T = X[first:], T[first:]
         # T: this stream's own coded targets (the loop writes the weighted ones into it)
         X, T = np.ascontiguousarray(X), np.ascontiguousarray(T, dtype=np.float64)
         weights = np.ones(len(X))
@@ -315,9 +322,10 @@ class _OSELM(BaseRandomLayerReadout):
         if self.window is not None:
             keep = max(0, last - self.window)
             rls.n_seen = last - keep
-            self.window_X_, self.window_T_ = X[keep:last], T[keep:last]
+            # copies: X may be the caller's stream, T is the whole stream's targets
+            self.window_X_, self.window_T_ = X[keep:last].copy(), T[keep:last].copy()
             if logistic:
-                self.window_w_ = weights[keep:last]
+                self.window_w_ = weights[keep:last].copy()
         return done
 
     @property

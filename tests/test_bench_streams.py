@@ -75,3 +75,18 @@ def test_settings_are_what_the_committed_selection_chooses(bench):
         assert settings["forgetting_factor"] == chosen[name]["forgetting_factor"]
         assert settings["window"] == chosen[name]["window"]
         assert settings["squared"] == squared[name]["forgetting_factor"]
+
+
+def test_draws_pair_each_oselm_with_river_lr_on_the_same_rows(bench, tmp_path):
+    bench.main(["--draws", "2", "--rows", "1200", "--streams", "sea", "--out", str(tmp_path)])
+    with open(tmp_path / "draws.csv", newline="") as f:
+        rows = list(csv.reader(f))[1:]
+    assert [(r[1], r[2]) for r in rows] == [(seed, learner) for seed in ("10", "11") for learner
+                                           in ("river LogisticRegression", "OS-ELM, forgetting",
+                                               "OS-ELM, window")]
+    acc = {(r[1], r[2]): float(r[3]) for r in rows}
+    d = [acc[s, "OS-ELM, window"] - acc[s, "river LogisticRegression"] for s in ("10", "11")]
+    se = np.std(d, ddof=1) / np.sqrt(2)
+    line = [x for x in (tmp_path / "draws.md").read_text().splitlines()
+            if x.startswith("| sea | OS-ELM, window |")][0]
+    assert f"| 2 | {100 * np.mean(d):+.3f} ± {100 * se:.3f} |" in line

@@ -413,3 +413,22 @@ def test_logistic_loss_refusals_and_default():
     model.set_params(loss="squared")
     with pytest.raises(ValueError, match="loss changed"):
         model.partial_fit(X, y)
+
+
+@pytest.mark.parametrize("cls", [OSELMRegressor, OSELMClassifier])
+def test_window_keeps_copies_when_the_caller_refills_one_buffer(cls):
+    """Streams are often read into one buffer refilled for each chunk: the window must keep
+    copies of its rows, not the caller's array (the downdate would remove the wrong rows)."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 3))
+    y = X @ [1.0, 2.0, 3.0] + rng.standard_normal(300)
+    if cls is OSELMClassifier:
+        y = (y > 0).astype(int)
+    kw = {"classes": [0, 1]} if cls is OSELMClassifier else {}
+    reused, fresh = (cls(n_hidden=10, window=150, alpha=1.0, random_state=0) for _ in range(2))
+    buffer, labels = np.empty((100, 3)), np.empty(100, dtype=y.dtype)
+    for start in range(0, 300, 100):
+        buffer[:], labels[:] = X[start:start + 100], y[start:start + 100]
+        reused.partial_fit(buffer, labels, **kw)
+        fresh.partial_fit(X[start:start + 100].copy(), y[start:start + 100].copy(), **kw)
+    np.testing.assert_array_equal(reused.rls_.beta, fresh.rls_.beta)

@@ -1,4 +1,6 @@
 """Prequential evaluation (``fastelm.stream``)."""
+import copy
+
 import numpy as np
 import pytest
 
@@ -110,6 +112,37 @@ def test_fused_path_equals_predict_then_partial_fit(make, compiled):
     np.testing.assert_allclose(fused.rls_.beta, plain.rls_.beta, rtol=0,
                                atol=1e-12 * np.abs(plain.rls_.beta).max())
     assert 0.6 < a.mean_accuracy() < 1
+
+
+@pytest.mark.parametrize("loss", ["squared", "logistic"])
+def test_compiled_window_after_other_rows_and_the_caller_arrays_not_kept(loss):
+    """A window holding rows that are not the stream's (learned before by another call) goes
+    through the loop as well; after the run the model keeps copies of its window's rows:
+    overwriting the caller's stream changes nothing."""
+    rng = np.random.default_rng(5)
+    Z, X = rng.standard_normal((90, 4)), rng.standard_normal((800, 4))
+    yz, y = (Z[:, 0] > 0).astype(int), (X[:, 0] + X[:, 1] > 0).astype(int)
+    fused, plain = (OSELMClassifier(n_hidden=12, alpha=0.3, window=150, loss=loss,
+                                    direct_links=True, random_state=0) for _ in range(2))
+    for model in (fused, plain):
+        model.partial_fit(Z, yz, classes=[0, 1])
+    stops = np.arange(100, 801, 100)
+    got = fused._test_then_train(X, y, stops)
+    expected = []
+    for start, stop in zip(stops[:-1], stops[1:]):
+        expected.append(plain.predict(X[start:stop]))
+        plain.partial_fit(X[start:stop], y[start:stop])
+    np.testing.assert_array_equal(got, np.concatenate(expected))
+    assert np.linalg.norm(fused.rls_.beta - plain.rls_.beta) <= \
+        1e-12 * np.linalg.norm(plain.rls_.beta)
+    stream = rng.standard_normal((600, 4))
+    model = OSELMClassifier(n_hidden=12, alpha=1.0, window=150, loss=loss, random_state=0)
+    prequential(model, stream, (stream[:, 0] > 0).astype(int))  # the loop reads the stream
+    kept = copy.deepcopy(model)
+    stream[:] = 0.0  # the caller reuses its array
+    for m in (model, kept):
+        m.partial_fit(X[:100], y[:100])  # 100 of the window's rows leave: downdated
+    np.testing.assert_array_equal(model.rls_.beta, kept.rls_.beta)
 
 
 def test_compiled_loop_hands_back_when_k_is_not_trusted(monkeypatch):
