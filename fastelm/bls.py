@@ -501,7 +501,9 @@ class _BLS(BaseEstimator):
             Wh = draw_enhancement_weights(rng, nk + 1, self.n_enhancement, dtype)
             self.enhancement_weights_ = [Wh]
             self.enhancement_shrink_ = [self._enhancement_shrink(Z, Wh)]
-            self.feature_nodes_, self.targets_ = Z, T
+            # a copy: a regressor's T can be a view of the caller's y, which the caller may
+            # change before rows or nodes are added
+            self.feature_nodes_, self.targets_ = Z, np.array(T)
             self.rng_ = rng
         return work
 
