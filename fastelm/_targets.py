@@ -13,8 +13,10 @@ from ._kernels.targets import one_hot_into
 
 
 def _compiled(labels):
-    """Whether ``one_hot_into`` takes these labels: integers, float32 or float64."""
-    return labels.dtype.kind in "iu" or labels.dtype in (np.float32, np.float64)
+    """Whether ``one_hot_into`` takes these labels: integers, float32 or float64, in the
+    machine's byte order (Numba compiles no other)."""
+    dtype = labels.dtype
+    return dtype.isnative and (dtype.kind in "iu" or dtype in (np.float32, np.float64))
 
 
 def one_hot(y, classes, dtype):

@@ -269,6 +269,18 @@ def test_negative_random_state_is_named(estimator):
     _one_line(info.value)
 
 
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: type(e).__name__)
+def test_inputs_in_the_other_byte_order_give_the_same_model(estimator):
+    """Arrays read from big-endian files (some HDF5, FITS, MATLAB files) are taken as the
+    same numbers: equal predictions, no error from a compiled kernel."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 3))
+    y = (X[:, 0] > 0).astype(np.int64) if is_classifier(estimator) else X @ [1.0, 2.0, 3.0]
+    swapped = X.astype(X.dtype.newbyteorder()), y.astype(y.dtype.newbyteorder())
+    expected = clone(estimator).fit(X, y).predict(X)
+    np.testing.assert_array_equal(clone(estimator).fit(*swapped).predict(swapped[0]), expected)
+
+
 def test_tri_training_refuses_a_regressor_base_at_fit():
     X = np.random.default_rng(0).standard_normal((20, 2))
     with pytest.raises(ValueError, match="must be a classifier"):

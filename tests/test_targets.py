@@ -16,7 +16,7 @@ def _reference(y, classes, dtype):
 
 
 @pytest.mark.parametrize("kind", ["int64", "int32", "int8", "float64", "float32", "uint16",
-                                  "bool", "str", "object", "strided", "many"])
+                                  "bool", "str", "object", "strided", "many", ">i8", ">f8"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8])
 def test_one_hot_equals_the_comparison_with_each_class(kind, dtype):
     if kind == "bool":
