@@ -57,6 +57,9 @@ from scipy.linalg.lapack import dpocon, dpotri
 
 from ._ridge import RCOND_MIN, add_to_diagonal, serial_blas_if_small, spd_factor, spd_solve
 
+# chunks whose update form ``RecursiveRidge.forms`` remembers (between this and twice as many)
+FORMS_KEPT = 10_000
+
 
 def woodbury_flops(n, L, m):
     """Flops of one Woodbury step: P Hᵀ, H P Hᵀ, Cholesky of S, the triangular solve, the P syrk."""
@@ -93,7 +96,9 @@ class RecursiveRidge:
         self._cast = None  # (beta, beta cast to another dtype), made by beta_as
         self.n_seen = 0  # rows in the sums (added minus removed)
         self._removed_by_woodbury = 0  # rows removed by Woodbury steps since P was rebuilt
-        self.forms = []  # 'woodbury' or 'information', one per chunk (for tests and tuning)
+        # 'woodbury' or 'information' for each of the last chunks (for tests and tuning; at
+        # most 2·FORMS_KEPT, so that an endless stream does not grow it)
+        self.forms = []
 
     def __setstate__(self, state):
         if "beta" in state:  # pickled before the lazy solve: beta was current, HᵀT = K beta
@@ -170,8 +175,15 @@ class RecursiveRidge:
         else:
             self._information(H, T)
         self.n_seen += H.shape[0]
-        self.forms.append(form)
+        self.record_forms([form])
         return form
+
+    def record_forms(self, forms):
+        """Append the update forms of chunks to ``forms``, keeping the last ``FORMS_KEPT``
+        once it holds twice as many."""
+        self.forms.extend(forms)
+        if len(self.forms) > 2 * FORMS_KEPT:
+            del self.forms[:-FORMS_KEPT]
 
     def add_gram(self, HtH, HtT, n):
         """Absorb n rows given only their sums HᵀH and HᵀT (an information step; without
@@ -183,7 +195,7 @@ class RecursiveRidge:
         self.HtT += HtT
         self._invalidate()
         self.n_seen += n
-        self.forms.append("information")
+        self.record_forms(["information"])
 
     def downdate(self, H, T, form=None, weights=None):
         """Remove rows (H, T) learned earlier, exactly: beta becomes the ridge fit on the rows
@@ -214,7 +226,7 @@ class RecursiveRidge:
                 beta = cho_solve(c, HtT, check_finite=False)
             self.K, self.HtT, self._beta, self.P = K, HtT, beta, None
         self.n_seen -= n
-        self.forms.append(form)
+        self.record_forms([form])
         return form
 
     def add_outputs(self, positions):

@@ -317,8 +317,8 @@ class _OSELM(BaseRandomLayerReadout):
         rls.K, rls.HtT = K, HtT
         rls._invalidate()
         rls.n_seen += stops[done] - stops[0]
-        for stop in stops[1:done + 1] + shift:
-            rls.forms += ["information"] * (1 + (self.window is not None and stop > self.window))
+        rls.record_forms(["information"] * int(
+            done + (0 if self.window is None else np.sum(stops[1:done + 1] + shift > self.window))))
         if self.window is not None:
             keep = max(0, last - self.window)
             rls.n_seen = last - keep

@@ -432,3 +432,25 @@ def test_window_keeps_copies_when_the_caller_refills_one_buffer(cls):
         reused.partial_fit(buffer, labels, **kw)
         fresh.partial_fit(X[start:start + 100].copy(), y[start:start + 100].copy(), **kw)
     np.testing.assert_array_equal(reused.rls_.beta, fresh.rls_.beta)
+
+
+def test_an_endless_stream_does_not_grow_the_record_of_update_forms(monkeypatch):
+    """``rls_.forms`` keeps the last FORMS_KEPT to 2·FORMS_KEPT chunks' forms (a service
+    learning a stream for months must not grow a list per chunk), through partial_fit and the
+    compiled prequential loop alike."""
+    from fastelm import _rls
+    from fastelm.stream import prequential
+
+    monkeypatch.setattr(_rls, "FORMS_KEPT", 3)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((2000, 3))
+    y = (X[:, 0] > 0).astype(int)
+    model = OSELMClassifier(n_hidden=8, window=50, random_state=0)
+    for start in range(0, 2000, 40):
+        model.partial_fit(X[start:start + 40], y[start:start + 40], classes=[0, 1])
+        assert len(model.rls_.forms) <= 6
+    fused = OSELMClassifier(n_hidden=8, window=50, random_state=0)
+    prequential(fused, X, y, chunk_size=40)
+    assert 3 <= len(fused.rls_.forms) <= 6 and fused.rls_.n_seen == model.rls_.n_seen == 50
+    np.testing.assert_allclose(fused.rls_.beta, model.rls_.beta, rtol=0,
+                               atol=1e-10 * np.abs(model.rls_.beta).max())
