@@ -32,6 +32,7 @@ from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy.sparse import issparse
 
 from ._threads import thread_limit
 from ._validation import check_positive_int
@@ -106,8 +107,10 @@ def prequential(model: OnlineLearner, X: ArrayLike, y: ArrayLike, *, chunk_size:
     """
     chunk_size = check_positive_int(chunk_size, "chunk_size")
     window = check_positive_int(window, "window")
-    X, y = np.asarray(X), np.asarray(y)
-    if X.ndim != 2 or y.ndim != 1 or len(X) != len(y):
+    # a sparse X stays sparse (the model says whether it takes it); np.asarray would make it
+    # a 0-d object array
+    X, y = (X if issparse(X) else np.asarray(X)), np.asarray(y)
+    if X.ndim != 2 or y.ndim != 1 or X.shape[0] != len(y):
         raise ValueError(f"X must be 2-D and y 1-D with as many rows; got X {X.shape}, "
                          f"y {y.shape}")
     first_kw = {} if classes is None else \

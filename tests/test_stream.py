@@ -173,6 +173,32 @@ def test_fused_path_stops_at_an_unseen_label_and_grow_takes_the_per_call_path():
     assert result.correct[300:].sum() == 0  # label 2 had never been seen when predicted
 
 
+def test_sparse_input_reaches_the_model_as_sparse():
+    """A sparse X is sliced as it is: the model's own message (dense data required) rather
+    than a shape error about a 0-d array; a learner taking sparse rows gets them."""
+    import scipy.sparse as sp
+
+    X = sp.random(300, 5, density=0.3, format="csr", random_state=0)
+    y = np.arange(300) % 2
+    with pytest.raises(TypeError, match="Sparse data was passed"):
+        prequential(OSELMClassifier(n_hidden=5), X, y)
+    class SparseRows(_Recorder):
+        def predict(self, X):
+            assert sp.issparse(X)
+            return super().predict(np.zeros((X.shape[0], 1)))
+
+        def partial_fit(self, X, y, **kw):
+            assert sp.issparse(X)
+            return super().partial_fit(np.zeros((X.shape[0], 1)), y, **kw)
+
+    model = SparseRows()
+    result = prequential(model, X, y, chunk_size=100)
+    assert [c[:2] for c in model.calls] == [("partial_fit", 100), ("predict", 100),
+                                           ("partial_fit", 100), ("predict", 100),
+                                           ("partial_fit", 100)]
+    assert result.rows.tolist() == [100, 200, 300]
+
+
 def test_bad_arguments():
     with pytest.raises(ValueError, match="chunk_size"):
         prequential(_Recorder(), np.zeros((5, 1)), np.zeros(5), chunk_size=0)
