@@ -109,9 +109,10 @@ def prequential(model: OnlineLearner, X: ArrayLike, y: ArrayLike, *, chunk_size:
     window = check_positive_int(window, "window")
     # a sparse X stays sparse (the model says whether it takes it); np.asarray would make it
     # a 0-d object array
-    X, y = (X if issparse(X) else np.asarray(X)), np.asarray(y)
-    if X.ndim != 2 or y.ndim != 1 or X.shape[0] != len(y):
-        raise ValueError(f"X must be 2-D and y 1-D with as many rows; got X {X.shape}, "
+    rows: Any = X if issparse(X) else np.asarray(X)
+    y = np.asarray(y)
+    if rows.ndim != 2 or y.ndim != 1 or rows.shape[0] != len(y):
+        raise ValueError(f"X must be 2-D and y 1-D with as many rows; got X {rows.shape}, "
                          f"y {y.shape}")
     first_kw = {} if classes is None else \
         {"classes": np.unique(y) if isinstance(classes, str) and classes == "all" else classes}
@@ -122,7 +123,7 @@ def prequential(model: OnlineLearner, X: ArrayLike, y: ArrayLike, *, chunk_size:
     seconds, start, done = 0.0, 0, False
     with thread_limit(1 if chunk_size <= SERIAL_CHUNK else None, "blas", numba_threads=True):
         for i, stop in enumerate(stops):
-            Xc, yc = X[start:stop], y[start:stop]
+            Xc, yc = rows[start:stop], y[start:stop]
             tic = time.perf_counter()
             if i:
                 predicted = model.predict(Xc)
@@ -131,7 +132,7 @@ def prequential(model: OnlineLearner, X: ArrayLike, y: ArrayLike, *, chunk_size:
                 model.partial_fit(Xc, yc, **first_kw)
                 if fused and hasattr(model, "_test_then_train"):
                     # every later chunk predicted and learned in one call
-                    predicted = model._test_then_train(X, y, stops)
+                    predicted = model._test_then_train(rows, y, stops)
                     done = predicted is not None
             seconds += time.perf_counter() - tic
             if done:
