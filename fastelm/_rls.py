@@ -57,8 +57,17 @@ from scipy.linalg.lapack import dpocon, dpotri
 
 from ._ridge import RCOND_MIN, add_to_diagonal, serial_blas_if_small, spd_factor, spd_solve
 
-# chunks whose update form ``RecursiveRidge.forms`` remembers (between this and twice as many)
-FORMS_KEPT = 10_000
+# chunks a per-chunk record remembers (``RecursiveRidge.forms``, FOS-ELM's histories): between
+# this and twice as many, so that an endless stream does not grow it
+HISTORY_KEPT = 10_000
+
+
+def keep_last(record, items):
+    """Append ``items`` to the list ``record``, and once it holds more than 2·HISTORY_KEPT
+    entries keep only the last HISTORY_KEPT (amortised O(1) per entry)."""
+    record.extend(items)
+    if len(record) > 2 * HISTORY_KEPT:
+        del record[:-HISTORY_KEPT]
 
 
 def woodbury_flops(n, L, m):
@@ -96,8 +105,8 @@ class RecursiveRidge:
         self._cast = None  # (beta, beta cast to another dtype), made by beta_as
         self.n_seen = 0  # rows in the sums (added minus removed)
         self._removed_by_woodbury = 0  # rows removed by Woodbury steps since P was rebuilt
-        # 'woodbury' or 'information' for each of the last chunks (for tests and tuning; at
-        # most 2·FORMS_KEPT, so that an endless stream does not grow it)
+        # 'woodbury' or 'information' for each of the last chunks (for tests and tuning;
+        # ``keep_last``)
         self.forms = []
 
     def __setstate__(self, state):
@@ -179,11 +188,8 @@ class RecursiveRidge:
         return form
 
     def record_forms(self, forms):
-        """Append the update forms of chunks to ``forms``, keeping the last ``FORMS_KEPT``
-        once it holds twice as many."""
-        self.forms.extend(forms)
-        if len(self.forms) > 2 * FORMS_KEPT:
-            del self.forms[:-FORMS_KEPT]
+        """Append the update forms of chunks to ``forms`` (its last chunks: ``keep_last``)."""
+        keep_last(self.forms, forms)
 
     def add_gram(self, HtH, HtT, n):
         """Absorb n rows given only their sums HᵀH and HᵀT (an information step; without

@@ -23,6 +23,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import ClassifierOutputs, RegressorOutputs
+from ._rls import keep_last
 from ._validation import NONNEGATIVE, POSITIVE_INT, DType, RandomState
 from .elm import _OSELM, partial_fit_classifier
 from .global_sensitivity import hidden_node_sensitivity
@@ -96,14 +97,14 @@ class _FOSELM(_OSELM):
                                         random_state=self._efast_rng)
         drop = nodes_to_drop(ST, self.delta, self.min_nodes)
         keep = self.rls_.remove_nodes(drop)
-        self.pruned_history_.append(self.node_ids_[drop])
+        keep_last(self.pruned_history_, [self.node_ids_[drop]])
         self.W_, self.b_, self.node_ids_ = self.W_[:, keep], self.b_[keep], self.node_ids_[keep]
         return Z[:, keep]
 
     def _absorb(self, H, T, first):
         # a single row gives empty node ranges: every S_T would be 0, so it is not pruned on
         super()._absorb(H if first or len(H) < 2 else self._prune(H), T, first)
-        self.n_nodes_history_.append(self.W_.shape[1])
+        keep_last(self.n_nodes_history_, [self.W_.shape[1]])
 
     @property
     def n_nodes_(self) -> int:
@@ -142,8 +143,8 @@ class FOSELMRegressor(RegressorOutputs, RegressorMixin, _FOSELM):
     ----------
     W_, b_, beta_ : the alive nodes' weights, biases and readout
     node_ids_ : indices of the alive nodes in the initial layer
-    n_nodes_history_ : alive nodes after each chunk
-    pruned_history_ : initial-layer indices of the nodes pruned at each later chunk
+    n_nodes_history_ : alive nodes after each chunk (the last 10000 to 20000 chunks)
+    pruned_history_ : initial-layer indices of the nodes pruned at each later chunk (idem)
     rls_ : the recursive ridge state (K, beta) on the alive nodes
     """
 
@@ -191,8 +192,8 @@ class FOSELMClassifier(ClassifierOutputs, ClassifierMixin, _FOSELM):
     ----------
     W_, b_, beta_ : the alive nodes' weights, biases and readout
     node_ids_ : indices of the alive nodes in the initial layer
-    n_nodes_history_ : alive nodes after each chunk
-    pruned_history_ : initial-layer indices of the nodes pruned at each later chunk
+    n_nodes_history_ : alive nodes after each chunk (the last 10000 to 20000 chunks)
+    pruned_history_ : initial-layer indices of the nodes pruned at each later chunk (idem)
     rls_ : the recursive ridge state (K, beta) on the alive nodes
     """
 

@@ -435,13 +435,13 @@ def test_window_keeps_copies_when_the_caller_refills_one_buffer(cls):
 
 
 def test_an_endless_stream_does_not_grow_the_record_of_update_forms(monkeypatch):
-    """``rls_.forms`` keeps the last FORMS_KEPT to 2·FORMS_KEPT chunks' forms (a service
+    """``rls_.forms`` keeps the last HISTORY_KEPT to 2·HISTORY_KEPT chunks' forms (a service
     learning a stream for months must not grow a list per chunk), through partial_fit and the
-    compiled prequential loop alike."""
+    compiled prequential loop alike; FOS-ELM's node histories too."""
     from fastelm import _rls
     from fastelm.stream import prequential
 
-    monkeypatch.setattr(_rls, "FORMS_KEPT", 3)
+    monkeypatch.setattr(_rls, "HISTORY_KEPT", 3)
     rng = np.random.default_rng(0)
     X = rng.standard_normal((2000, 3))
     y = (X[:, 0] > 0).astype(int)
@@ -454,3 +454,8 @@ def test_an_endless_stream_does_not_grow_the_record_of_update_forms(monkeypatch)
     assert 3 <= len(fused.rls_.forms) <= 6 and fused.rls_.n_seen == model.rls_.n_seen == 50
     np.testing.assert_allclose(fused.rls_.beta, model.rls_.beta, rtol=0,
                                atol=1e-10 * np.abs(model.rls_.beta).max())
+    fos = FOSELMClassifier(n_hidden=30, delta=0.01, random_state=0)
+    for start in range(0, 2000, 40):
+        fos.partial_fit(X[start:start + 40], y[start:start + 40], classes=[0, 1])
+    assert 3 <= len(fos.n_nodes_history_) <= 6 and 3 <= len(fos.pruned_history_) <= 6
+    assert fos.n_nodes_history_[-1] == fos.n_nodes_ and len(fos.rls_.forms) <= 6
