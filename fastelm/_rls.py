@@ -191,6 +191,14 @@ class RecursiveRidge:
         """Append the update forms of chunks to ``forms`` (its last chunks: ``keep_last``)."""
         keep_last(self.forms, forms)
 
+    def take_sums(self, K, HtT, n_seen, n_steps):
+        """The state after ``n_steps`` information steps made elsewhere (the compiled stream
+        loop, ``fastelm._kernels.stream``): K and HᵀT of ``n_seen`` rows; beta is solved when
+        next read."""
+        self.K, self.HtT, self.n_seen = K, HtT, n_seen
+        self._invalidate()
+        self.record_forms(["information"] * n_steps)
+
     def add_gram(self, HtH, HtT, n):
         """Absorb n rows given only their sums HᵀH and HᵀT (an information step; without
         forgetting, whose weights differ between the rows of a chunk)."""

@@ -314,14 +314,12 @@ class _OSELM(BaseRandomLayerReadout):
                                self.window or 0, stops + shift, RCOND_MIN, predicted)
         last = stops[done] + shift
         index[stops[0]:stops[done]] = predicted[stops[0] + shift:last]
-        rls.K, rls.HtT = K, HtT
-        rls._invalidate()
-        rls.n_seen += stops[done] - stops[0]
-        rls.record_forms(["information"] * int(
-            done + (0 if self.window is None else np.sum(stops[1:done + 1] + shift > self.window))))
-        if self.window is not None:
+        if self.window is None:
+            rls.take_sums(K, HtT, rls.n_seen + stops[done] - stops[0], int(done))
+        else:  # each chunk an addition, and a removal once rows leave the window
             keep = max(0, last - self.window)
-            rls.n_seen = last - keep
+            removals = int(np.sum(stops[1:done + 1] + shift > self.window))
+            rls.take_sums(K, HtT, last - keep, int(done) + removals)
             # copies: X may be the caller's stream, T is the whole stream's targets
             self.window_X_, self.window_T_ = X[keep:last].copy(), T[keep:last].copy()
             if logistic:
