@@ -62,9 +62,9 @@ from fastelm.stream import prequential  # noqa: E402
 STREAMS = ("hyperplane", "sea", "agrawal")
 CHUNK = 100
 # fastelm's learners are timed as the fastest of REPEATS runs: a run of 100000 rows takes
-# 0.02 to 2 s, where one pause of the scheduler on a loaded machine weighs; river's learners
+# 0.005 to 0.6 s, where one pause of the scheduler on a loaded machine weighs; river's learners
 # (seconds to hours per run) once
-REPEATS = 3
+REPEATS = 10
 WINDOW = 1000  # rows in the plotted sliding accuracy
 SELECTION_SEED = 0
 # the grid searched by --select: (direct_links, n_hidden, activation) layers, alpha, loss,
@@ -527,13 +527,14 @@ class TimeDriftingStreams:
 
     def track_time_per_river_lr_time(self, stream, learner):
         """fastelm's prequential time over river LogisticRegression's on the same 100000 rows
-        (the README's benchmark size), in this process, the fastest of 3 runs each: 0.01 is
-        100 × river's speed (lower is better)."""
+        (the README's benchmark size), in this process, the fastest of REPEATS runs of fastelm
+        and of 3 of river: 0.01 is 100 × river's speed (lower is better)."""
         from river import linear_model, preprocessing
 
         X, dicts, y, _ = make_stream(stream, 100_000)
         X, index = scale_inputs(X), np.arange(len(y))[:, None]
-        ours = min(prequential(self.make(), X, y, chunk_size=CHUNK).seconds for _ in range(3))
+        ours = min(prequential(self.make(), X, y, chunk_size=CHUNK).seconds
+                   for _ in range(REPEATS))
         river = min(prequential(RiverLearner(preprocessing.StandardScaler()
                                              | linear_model.LogisticRegression(), dicts),
                                 index, y, chunk_size=CHUNK).seconds for _ in range(3))
