@@ -326,6 +326,65 @@ def test_recursive_ridge_remove_nodes_checks_every_index():
     np.testing.assert_allclose(state.beta, want, rtol=1e-10, atol=1e-12)
 
 
+# ------------------------------------------------------------------ _rls (cosmic-ray, second run)
+
+
+def test_recursive_ridge_float32_beta_follows_every_solve():
+    """beta_as(float32) is beta's cast after every chunk, not the first solve's cast kept
+    (kills 'cast[0] is not beta or ...' written with 'and': a new beta, same dtype)."""
+    rng = np.random.default_rng(11)
+    H, T = np.tanh(rng.standard_normal((90, 8))), rng.standard_normal((90, 2))
+    state = RecursiveRidge(8, 2, 1e-2)
+    for start in range(0, 90, 30):
+        state.update(H[start:start + 30].astype(np.float32), T[start:start + 30])
+        np.testing.assert_array_equal(state.beta_as(np.float32), state.beta.astype(np.float32))
+    assert state.beta_as(np.float32) is state.beta_as(np.float32)  # cast once per solve
+
+
+def test_recursive_ridge_rebuilds_p_only_when_missing_or_after_l_removals(monkeypatch):
+    """Woodbury steps rebuild P = K⁻¹ (L³ flops) only when P is missing or after L rows removed
+    by them, so a row costs O(L²) amortised (kills '>= n_hidden' written '!=': a rebuild at
+    every step)."""
+    rebuilds = []
+    original = RecursiveRidge._refresh_inverse
+
+    def counted(self):
+        rebuilds.append(self.n_seen)
+        original(self)
+
+    monkeypatch.setattr(RecursiveRidge, "_refresh_inverse", counted)
+    rng = np.random.default_rng(12)
+    H, T = np.tanh(rng.standard_normal((130, 10))), rng.standard_normal((130, 1))
+    state = RecursiveRidge(10, 1, 1e-2)
+    state.update(H[:20], T[:20], form="information")
+    for s in range(20, 70, 2):  # 25 Woodbury updates of two rows: P built once, at the first
+        state.update(H[s:s + 2], T[s:s + 2], form="woodbury")
+    assert rebuilds == [20]
+    for s in range(0, 24, 2):  # 12 removals of two rows: rebuilt before the 6th and the 11th
+        state.downdate(H[s:s + 2], T[s:s + 2], form="woodbury")
+    assert rebuilds == [20, 60, 50]  # at 60 and 50 rows held, 10 rows removed since each
+    held = np.r_[24:70]
+    want = np.linalg.solve(H[held].T @ H[held] + 1e-2 * np.eye(10), H[held].T @ T[held])
+    np.testing.assert_allclose(state.beta, want, rtol=1e-9, atol=1e-12)
+
+
+def test_recursive_ridge_rebuilds_beta_from_the_sums_after_l_removals():
+    """After L rows removed by Woodbury steps, beta is rebuilt from the exact sums K, HᵀT with
+    P, not carried on: an error planted in beta (as rounding drift would be) is gone after the
+    rebuild (kills 'if self.P is not None' → 'is None': only P rebuilt)."""
+    rng = np.random.default_rng(13)
+    H, T = np.tanh(rng.standard_normal((60, 6))), rng.standard_normal((60, 1))
+    state = RecursiveRidge(6, 1, 1e-2)
+    state.update(H[:30], T[:30], form="information")
+    for s in range(0, 6, 2):  # 6 rows = L removed by Woodbury steps
+        state.downdate(H[s:s + 2], T[s:s + 2], form="woodbury")
+    state._beta = state.beta + 1.0  # drift
+    state.update(H[30:32], T[30:32], form="woodbury")  # rebuilds P and beta, then the step
+    held = np.r_[6:32]
+    want = np.linalg.solve(H[held].T @ H[held] + 1e-2 * np.eye(6), H[held].T @ T[held])
+    np.testing.assert_allclose(state.beta, want, rtol=1e-10, atol=1e-12)
+
+
 # ------------------------------------------------------------------ _ridge (cosmic-ray survivors)
 
 def test_spd_factor_refuses_an_ill_conditioned_factor_and_trusts_a_good_one():
