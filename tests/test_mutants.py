@@ -344,7 +344,7 @@ def test_recursive_ridge_float32_beta_follows_every_solve():
 def test_recursive_ridge_rebuilds_p_only_when_missing_or_after_l_removals(monkeypatch):
     """Woodbury steps rebuild P = K⁻¹ (L³ flops) only when P is missing or after L rows removed
     by them, so a row costs O(L²) amortised (kills '>= n_hidden' written '!=': a rebuild at
-    every step)."""
+    every step, or '==': never when the count steps over L)."""
     rebuilds = []
     original = RecursiveRidge._refresh_inverse
 
@@ -360,10 +360,10 @@ def test_recursive_ridge_rebuilds_p_only_when_missing_or_after_l_removals(monkey
     for s in range(20, 70, 2):  # 25 Woodbury updates of two rows: P built once, at the first
         state.update(H[s:s + 2], T[s:s + 2], form="woodbury")
     assert rebuilds == [20]
-    for s in range(0, 24, 2):  # 12 removals of two rows: rebuilt before the 6th and the 11th
-        state.downdate(H[s:s + 2], T[s:s + 2], form="woodbury")
-    assert rebuilds == [20, 60, 50]  # at 60 and 50 rows held, 10 rows removed since each
-    held = np.r_[24:70]
+    for s in range(0, 27, 3):  # 9 removals of three rows: rebuilt before the 5th and the 9th
+        state.downdate(H[s:s + 3], T[s:s + 3], form="woodbury")
+    assert rebuilds == [20, 58, 46]  # 12 rows removed since the last build, past L = 10
+    held = np.r_[27:70]
     want = np.linalg.solve(H[held].T @ H[held] + 1e-2 * np.eye(10), H[held].T @ T[held])
     np.testing.assert_allclose(state.beta, want, rtol=1e-9, atol=1e-12)
 
@@ -383,6 +383,19 @@ def test_recursive_ridge_rebuilds_beta_from_the_sums_after_l_removals():
     held = np.r_[6:32]
     want = np.linalg.solve(H[held].T @ H[held] + 1e-2 * np.eye(6), H[held].T @ T[held])
     np.testing.assert_allclose(state.beta, want, rtol=1e-10, atol=1e-12)
+
+
+def test_recursive_ridge_removes_every_row_it_holds():
+    """Removing all the rows held leaves the prior: K = alpha I, beta = 0 (kills 'n > n_seen'
+    → '>=', which refused it)."""
+    rng = np.random.default_rng(14)
+    H, T = np.tanh(rng.standard_normal((5, 8))), rng.standard_normal((5, 2))
+    state = RecursiveRidge(8, 2, 0.5)
+    state.update(H, T)
+    state.downdate(H, T)
+    assert state.n_seen == 0
+    np.testing.assert_allclose(state.K, 0.5 * np.eye(8), rtol=0, atol=1e-13)
+    np.testing.assert_allclose(state.beta, 0.0, rtol=0, atol=1e-13)
 
 
 # ------------------------------------------------------------------ _ridge (cosmic-ray survivors)
