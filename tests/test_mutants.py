@@ -398,6 +398,38 @@ def test_recursive_ridge_removes_every_row_it_holds():
     np.testing.assert_allclose(state.beta, 0.0, rtol=0, atol=1e-13)
 
 
+def test_recursive_ridge_refuses_an_ill_conditioned_woodbury_removal():
+    """Removing 3 rows leaves 12 that span 2 of the 4 hidden directions; with alpha = 3e-14,
+    S = I − H P Hᵀ still has a Cholesky factor but its reciprocal condition (~3e-14) is below
+    RCOND_MIN: refused, state unchanged (kills the rcond test disabled by 'info != 0 and ...'
+    or 'not rcond != RCOND_MIN')."""
+    rng = np.random.default_rng(15)
+    basis = np.tanh(rng.standard_normal((2, 4)))
+    H = np.r_[rng.standard_normal((12, 2)) @ basis, np.tanh(rng.standard_normal((3, 4)))]
+    T = rng.standard_normal((15, 1))
+    state = RecursiveRidge(4, 1, 3e-14)
+    state.update(H, T, form="information")
+    K, HtT = state.K.copy(), state.HtT.copy()
+    with pytest.raises(ValueError, match="numerically singular"):
+        state.downdate(H[12:], T[12:], form="woodbury")
+    np.testing.assert_array_equal(state.K, K)
+    np.testing.assert_array_equal(state.HtT, HtT)
+    assert state.n_seen == 15
+
+
+def test_recursive_ridge_woodbury_form_takes_no_row_weights():
+    """A weighted chunk cannot take the Woodbury form, in update or downdate (kills
+    "form == 'woodbury'" → '>': the weights silently dropped by the removal)."""
+    rng = np.random.default_rng(16)
+    H, T = np.tanh(rng.standard_normal((20, 3))), rng.standard_normal((20, 1))
+    state = RecursiveRidge(3, 1, 0.1)
+    state.update(H, T)
+    for step in (state.update, state.downdate):
+        with pytest.raises(ValueError, match="does not take row weights"):
+            step(H[:2], T[:2], form="woodbury", weights=np.full(2, 0.5))
+    assert state.n_seen == 20 and state.forms == ["information"]
+
+
 # ------------------------------------------------------------------ _ridge (cosmic-ray survivors)
 
 def test_spd_factor_refuses_an_ill_conditioned_factor_and_trusts_a_good_one():
