@@ -644,10 +644,12 @@ def test_efast_indices_do_not_depend_on_the_output_unit(scale):
     np.testing.assert_allclose(res.ST, ref.ST, rtol=1e-10)
 
 
-@pytest.mark.parametrize("bounds", [[0.0, 1.0], [[[0.0, 1.0]]], np.empty((0, 2))])
+@pytest.mark.parametrize("bounds", [[0.0, 1.0], [[[0.0, 1.0]]], np.empty((0, 2)),
+                                    np.zeros((2, 2, 2)), np.zeros((3, 1))])
 def test_efast_bounds_must_be_d_rows_of_two(bounds):
-    """A flat pair, a 3-D array and zero factors are refused with the shape named (kills
-    'ndim != 2' → '> 2', which fails later with an IndexError, and 'shape[0] < 1' → '< 0')."""
+    """A flat pair, 3-D arrays, zero factors and one column are refused with the shape named
+    (kills 'ndim != 2' → '> 2' or '< 2' (shape (2, 2, 2)), 'shape[1] != 2' → '> 2' (shape
+    (3, 1)), which fail later with an IndexError or a wrong sample, and 'shape[0] < 1' → '< 0')."""
     from fastelm import efast_sample
 
     with pytest.raises(ValueError, match=r"'bounds' must have shape \(D, 2\)"):
@@ -766,6 +768,17 @@ def test_efast_problem_entries_must_match_the_bounds_exactly(bad, match):
 
     with pytest.raises(ValueError, match=match):
         efast_sample({**_EFAST_PROBLEM, **bad}, 101)
+
+
+@pytest.mark.parametrize("N, M", [(129.0, 4), (129, 4.0), (True, 1), (129, True)])
+def test_efast_n_and_m_must_be_integers(N, M):
+    """N and M are integers, not floats or booleans (kills the integer check of _check_int
+    disabled by 'or' → 'and'); NumPy integers are accepted."""
+    from fastelm import efast_sample
+
+    with pytest.raises(ValueError, match=r"(N|M) must be an integer, got (129\.0|4\.0|True)"):
+        efast_sample(_EFAST_PROBLEM, N, M)
+    assert efast_sample(_EFAST_PROBLEM, np.int64(129), np.int32(4)).shape == (3 * 129, 3)
 
 
 def test_efast_phases_must_be_one_per_run():
