@@ -645,11 +645,13 @@ def test_efast_indices_do_not_depend_on_the_output_unit(scale):
 
 
 @pytest.mark.parametrize("bounds", [[0.0, 1.0], [[[0.0, 1.0]]], np.empty((0, 2)),
-                                    np.zeros((2, 2, 2)), np.zeros((3, 1))])
+                                    np.zeros((2, 2, 2)), np.zeros((3, 1)),
+                                    np.tile([0.0, 1.0, 2.0], (3, 1))])
 def test_efast_bounds_must_be_d_rows_of_two(bounds):
     """A flat pair, 3-D arrays, zero factors and one column are refused with the shape named
-    (kills 'ndim != 2' → '> 2' or '< 2' (shape (2, 2, 2)), 'shape[1] != 2' → '> 2' (shape
-    (3, 1)), which fail later with an IndexError or a wrong sample, and 'shape[0] < 1' → '< 0')."""
+    (kills 'ndim != 2' → '> 2' or '< 2' (shape (2, 2, 2)), 'shape[1] != 2' → '> 2' or '< 2'
+    (shapes (3, 1), (3, 3)), which fail later with an IndexError or a wrong sample, and
+    'shape[0] < 1' → '< 0')."""
     from fastelm import efast_sample
 
     with pytest.raises(ValueError, match=r"'bounds' must have shape \(D, 2\)"):
