@@ -890,3 +890,31 @@ def test_efast_refuses_more_model_rows_lower_bounds_and_small_n():
         hidden_node_sensitivity(np.ones(3), np.zeros(4), np.ones(3))
     with pytest.raises(ValueError, match="EFAST needs N > 4"):
         efast_sample(_EFAST_PROBLEM, 10)
+
+
+# ------------------------------------------------------------------ EFAST kernel (cosmic-ray)
+
+
+@pytest.mark.parametrize("L, N, M", [(5, 129, 4), (9, 401, 2)])
+def test_efast_kernel_curves_are_the_readout_on_efast_sample_points(L, N, M):
+    """linear_readout_curves gives, for each run, the readout y = z @ beta on efast_sample's
+    points minus its constant (mid-range @ beta), to rounding: not only a curve with the same
+    spectrum (kills the phase shift subtracted, the time-reversed curve, and the triangle wave
+    written 0.5 + |2v − 1|, which leave every index unchanged)."""
+    from fastelm import efast_sample
+    from fastelm._kernels.efast import linear_readout_curves
+    from fastelm.global_sensitivity import _frequencies
+
+    rng = np.random.default_rng(L)
+    lower = rng.uniform(-2.0, 0.0, L)
+    upper = lower + rng.uniform(0.5, 2.0, L)
+    beta = rng.standard_normal((L, 2))
+    phases = rng.uniform(0.0, 2.0 * np.pi, L)
+    X = efast_sample({"bounds": np.c_[lower, upper]}, N, M, phases=phases)
+    want = (X @ beta - (lower + upper) / 2 @ beta).reshape(L, N, 2).transpose(0, 2, 1)
+    omega0, other = _frequencies(N, M, L)
+    c = np.ascontiguousarray(beta * (upper - lower)[:, None])
+    got = linear_readout_curves(c, np.arange(L, dtype=np.int64), phases, omega0, other, N)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12 * np.abs(want).max())
+    part = linear_readout_curves(c, np.array([3, 1], dtype=np.int64), phases, omega0, other, N)
+    np.testing.assert_array_equal(part, got[[3, 1]])  # out[r] belongs to run runs[r]
