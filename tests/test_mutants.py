@@ -430,6 +430,23 @@ def test_recursive_ridge_woodbury_form_takes_no_row_weights():
     assert state.n_seen == 20 and state.forms == ["information"]
 
 
+def test_keep_last_trims_only_past_twice_the_kept_length(monkeypatch):
+    """keep_last lets a record grow to 2·HISTORY_KEPT and only past that cuts it to the last
+    HISTORY_KEPT entries, so a trim happens once per HISTORY_KEPT appends (kills '>' → '>=',
+    '!=', '1 *' and '2 /', which trim early or at every append)."""
+    from fastelm import _rls
+
+    monkeypatch.setattr(_rls, "HISTORY_KEPT", 3)
+    record, lengths = [], []
+    for i in range(14):
+        _rls.keep_last(record, [i])
+        lengths.append(len(record))
+    assert lengths == [1, 2, 3, 4, 5, 6, 3, 4, 5, 6, 3, 4, 5, 6]
+    assert record == [8, 9, 10, 11, 12, 13]
+    _rls.keep_last(record, [14, 15, 16])  # several entries at once: 9 > 6, keep the last 3
+    assert record == [14, 15, 16]
+
+
 # ------------------------------------------------------------------ _ridge (cosmic-ray survivors)
 
 def test_spd_factor_refuses_an_ill_conditioned_factor_and_trusts_a_good_one():
