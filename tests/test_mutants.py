@@ -935,3 +935,16 @@ def test_efast_kernel_curves_are_the_readout_on_efast_sample_points(L, N, M):
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-12 * np.abs(want).max())
     part = linear_readout_curves(c, np.array([3, 1], dtype=np.int64), phases, omega0, other, N)
     np.testing.assert_array_equal(part, got[[3, 1]])  # out[r] belongs to run runs[r]
+
+
+# ------------------------------------------------------------------ BLS kernels (cosmic-ray)
+
+
+def test_bls_zscore_rows_of_a_single_column_are_zero():
+    """A one-column row has no deviation (ddof = 1 is undefined): it is only centred, to 0,
+    whatever its magnitude (kills 'd > 1' → 'd >= 1': 0/0 gives NaN or raises)."""
+    from fastelm._kernels.bls import zscore_rows
+
+    X = np.array([[3.0], [-2.0], [0.0], [1e200], [-1e-200]])
+    with np.errstate(all="raise"):
+        np.testing.assert_array_equal(zscore_rows(X), np.zeros((5, 1)))
