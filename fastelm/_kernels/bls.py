@@ -29,13 +29,6 @@ MAX_GAIN = 1e14  # mapminmax treats a larger gain as a constant row
 # underflow)
 ZSCORE_SAFE_MIN, ZSCORE_SAFE_MAX = 1e-150, 1e150
 
-
-@njit(inline="always", cache=CACHE)
-def soft_threshold(x, kappa):
-    """shrinkage(x, kappa) = max(x − kappa, 0) − max(−x − kappa, 0)."""
-    return max(x - kappa, 0.0) - max(-x - kappa, 0.0)
-
-
 ADMM_BLOCK = 128  # columns of W per parallel iteration: o, u, c of 10 × 128 stay in L1 cache
 
 
