@@ -944,12 +944,13 @@ def test_bls_zscore_rows_of_one_and_two_columns():
     """A one-column row has no deviation (ddof = 1 is undefined): it is only centred, to 0,
     whatever its magnitude (kills 'd > 1' → 'd >= 1' or 'd > 0': 0/0 gives NaN or raises); a
     two-column row (a, b) has sd = |a − b|/√2, so it maps to ∓1/√2 (kills 'd > 1' → 'd > 2',
-    which only centres it)."""
+    which only centres it); an all-zero row stays 0 (kills the rescaling's 'and m > 0' → 'or'
+    or '> -1': a division by m = 0)."""
     from fastelm._kernels.bls import zscore_rows
 
     X = np.array([[3.0], [-2.0], [0.0], [1e200], [-1e-200]])
     with np.errstate(all="raise"):
         np.testing.assert_array_equal(zscore_rows(X), np.zeros((5, 1)))
-    pairs = np.array([[1.0, 3.0], [5.0, -1.0], [-2e200, 4e200]])
-    want = np.array([[-1.0, 1.0], [1.0, -1.0], [-1.0, 1.0]]) / np.sqrt(2.0)
+    pairs = np.array([[1.0, 3.0], [5.0, -1.0], [-2e200, 4e200], [0.0, 0.0]])
+    want = np.array([[-1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [0.0, 0.0]]) / np.sqrt(2.0)
     np.testing.assert_allclose(zscore_rows(pairs), want, rtol=1e-15, atol=0)
