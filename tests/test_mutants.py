@@ -956,11 +956,12 @@ def test_bls_zscore_rows_of_one_and_two_columns():
     np.testing.assert_allclose(zscore_rows(pairs), want, rtol=1e-15, atol=0)
 
 
-@pytest.mark.parametrize("p", [127, 255, 256])
+@pytest.mark.parametrize("p", [127, 129, 255, 256])
 def test_bls_admm_blocks_equal_column_by_column(p):
     """admm_lasso over p columns in blocks of ADMM_BLOCK equals each column solved alone, bit
-    for bit, when p is one short of, or a multiple of, the block (kills the block count
-    (p + ADMM_BLOCK − 1) // ADMM_BLOCK → '+ 1': a block of −1 columns)."""
+    for bit, when p is one short of, one past or a multiple of the block (kills the block count
+    (p + ADMM_BLOCK − 1) // ADMM_BLOCK → '+ 1': a block of −1 columns, or '− 2': the last
+    column left out; and the last block's width p − j0 → p + j0)."""
     from fastelm._kernels.bls import admm_lasso
 
     rng = np.random.default_rng(p)
