@@ -973,3 +973,19 @@ def test_bls_admm_blocks_equal_column_by_column(p):
         alone = admm_lasso(L1, L2[:, j:j + 1].copy(), 0.3, 8)
         np.testing.assert_array_equal(got[:, j], alone[:, 0])
     assert got.shape == (4, p) and np.count_nonzero(got) > 0
+
+
+def test_bls_affine_columns_maps_to_lo():
+    """affine_columns computes (a − offset_j)·gain_j + lo with the given lo: the minmax mode's
+    window outputs A go to [−1, 1] (kills '+ lo' → '− lo', invisible with lo = 0 and in every
+    comparison of a BLS with itself)."""
+    from fastelm._kernels.bls import affine_columns
+    from fastelm.bls import minmax_parameters
+
+    rng = np.random.default_rng(17)
+    A = rng.standard_normal((40, 6)) * 3.0 + 1.0
+    offset, gain = minmax_parameters(A, -1.0, 1.0)
+    got = affine_columns(A.copy(), offset, gain, -1.0)
+    np.testing.assert_allclose(got, (A - offset) * gain - 1.0, rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(got.min(axis=0), -1.0, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(got.max(axis=0), 1.0, rtol=0, atol=1e-15)
