@@ -14,9 +14,10 @@ from fractions import Fraction as F
 
 import numpy as np
 import pytest
+from scipy.linalg import orth
 from sklearn.datasets import make_regression
 
-from fastelm import BLSRegressor, ELMRegressor, OSELMRegressor
+from fastelm import BLSClassifier, BLSRegressor, ELMRegressor, OSELMRegressor
 from fastelm._hidden import check_activation
 from fastelm._kernels import de
 from fastelm._rls import RecursiveRidge
@@ -989,3 +990,54 @@ def test_bls_affine_columns_maps_to_lo():
     np.testing.assert_allclose(got, (A - offset) * gain - 1.0, rtol=1e-14, atol=1e-15)
     np.testing.assert_allclose(got.min(axis=0), -1.0, rtol=0, atol=1e-15)
     np.testing.assert_allclose(got.max(axis=0), 1.0, rtol=0, atol=1e-15)
+
+
+# ------------------------------------------------------------------ bls.py (cosmic-ray survivors)
+def _minmax_columns(x, lo, hi, xmin, xmax):
+    """Each column of x mapped from [xmin, xmax] to [lo, hi] (the training rows' extremes)."""
+    return (x - xmin) / (xmax - xmin) * (hi - lo) + lo
+
+
+def _minmax_bls(X, Y, X_test, n, k, q, s, C, seed):
+    """docs/algorithms.md §5 with preprocessing='minmax' (the module docstring) in numpy: the
+    inputs scaled per column to [0, 1], A per column to [-1, 1] and Z per column to [0, 1], each
+    with the training rows' extremes; returns I(X_test) and its scores."""
+    from test_bls import _sparse_bls, _tansig
+
+    rng = np.random.default_rng(seed)
+    ones, ones_test = np.full((len(X), 1), 0.1), np.full((len(X_test), 1), 0.1)
+    extremes = X.min(axis=0), X.max(axis=0)
+    H1 = np.hstack([_minmax_columns(X, 0, 1, *extremes), ones])
+    HH1 = np.hstack([_minmax_columns(X_test, 0, 1, *extremes), ones_test])
+    Z, ZZ = [], []
+    for _ in range(n):
+        A = H1 @ rng.uniform(-1, 1, size=(X.shape[1] + 1, k))
+        A = _minmax_columns(A, -1, 1, A.min(axis=0), A.max(axis=0))
+        WD = _sparse_bls(A, H1, 1e-3, 50)  # k × (d+1)
+        T1, TT1 = H1 @ WD.T, HH1 @ WD.T
+        Z.append(_minmax_columns(T1, 0, 1, T1.min(axis=0), T1.max(axis=0)))
+        ZZ.append(_minmax_columns(TT1, 0, 1, T1.min(axis=0), T1.max(axis=0)))
+    Z, ZZ = np.hstack(Z), np.hstack(ZZ)
+    R = rng.uniform(-1, 1, size=(n * k + 1, q))
+    wh = orth(R) if n * k + 1 >= q else orth(R.T).T
+    T2 = np.hstack([Z, ones]) @ wh
+    scale = s / T2.max()
+    I = np.hstack([Z, _tansig(scale * T2)])
+    beta = np.linalg.solve(I.T @ I + C * np.eye(I.shape[1]), I.T @ Y)
+    II = np.hstack([ZZ, _tansig(scale * (np.hstack([ZZ, ones_test]) @ wh))])
+    return II, II @ beta
+
+
+@pytest.mark.parametrize("q", [40, 7])  # orthonormal rows (q > nk + 1) and columns
+def test_bls_minmax_mode_equals_numpy_transcription(q):
+    """The default preprocessing against its numpy transcription, as test_bls does for
+    'reference': kills A scaled per row (reference) in 'minmax' mode ('==' → '<=') and classes
+    coded ±1 instead of one-hot 0/1."""
+    rng = np.random.default_rng(3)
+    X, X_test = rng.normal(size=(300, 6)), rng.normal(size=(80, 6))
+    y = rng.integers(0, 3, size=300)
+    model = BLSClassifier(n_windows=3, nodes_per_window=4, n_enhancement=q, reg=1e-3,
+                          random_state=11).fit(X, y)
+    I_want, scores_want = _minmax_bls(X, np.eye(3)[y], X_test, 3, 4, q, 0.8, 1e-3, seed=11)
+    np.testing.assert_allclose(model.broad_features(X_test), I_want, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(model._scores(X_test), scores_want, rtol=1e-8, atol=1e-8)
