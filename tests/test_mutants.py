@@ -1041,3 +1041,68 @@ def test_bls_minmax_mode_equals_numpy_transcription(q):
     I_want, scores_want = _minmax_bls(X, np.eye(3)[y], X_test, 3, 4, q, 0.8, 1e-3, seed=11)
     np.testing.assert_allclose(model.broad_features(X_test), I_want, rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(model._scores(X_test), scores_want, rtol=1e-8, atol=1e-8)
+
+
+@pytest.mark.parametrize("zero_column, zero_bias", [(False, False), (True, False), (True, True)])
+def test_bls_shrink_when_no_enhancement_input_is_positive(zero_column, zero_bias):
+    """l = s / max(T2) falls back to s / max |T2| when max(T2) <= 0, and to s when T2 is all
+    zero (T2 = [Z, 0.1] Wh; Z >= 0 and Wh <= 0 here). Kills the fallback's block slice written
+    'r0 - rows' (an empty block), 'not top > 0' → 'not top >= 0' (max(T2) exactly 0 with
+    negative entries) and the final 'top > 0' → '>= 0' (a division by zero)."""
+    model = BLSRegressor(n_windows=2, nodes_per_window=3, n_enhancement=4, random_state=0)
+    model.fit(np.linspace(0, 1, 40)[:, None], np.linspace(0, 1, 40))
+    rng = np.random.default_rng(1)
+    Z = rng.uniform(0, 1, size=(300, 6))
+    Wh = -rng.uniform(0.1, 1, size=(7, 5))
+    if zero_column:
+        Wh[:, 2] = 0.0  # max(T2) = 0 exactly, every other entry negative
+    if zero_bias:
+        Z[:], Wh[-1] = 0.0, 0.0  # T2 = 0 everywhere
+    model._block_rows = lambda n_columns: 64  # several blocks
+    T2 = np.hstack([Z, np.full((300, 1), 0.1)]) @ Wh
+    assert T2.max() <= 0
+    want = model.shrink / np.abs(T2).max() if np.abs(T2).max() > 0 else model.shrink
+    assert model._enhancement_shrink(Z, Wh) == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("n", [200, 30])  # primal (K is 42 × 42) and dual (30 × 30)
+def test_bls_memory_check_counts_the_arrays_of_the_fit(n, monkeypatch):
+    """A BLS fit is refused when the memory available is one byte less than the arrays it holds
+    (the docstring of _fit_bytes, counted here from the fitted model: the input and its scaled
+    copy, A and Z, We, W_Dᵀ, Wh, one block of I, K and its Cholesky factor), and runs with 5%
+    more (the estimate gives Wh a column per node, feature nodes too: 0.8% and 3.4% more here).
+    Kills the estimate's 8 bytes → 7 or 9 and its block term subtracted or divided by the
+    nodes."""
+    from fastelm import _validation
+
+    X, y = make_regression(n_samples=n, n_features=5, random_state=0)
+    model = BLSRegressor(n_windows=3, nodes_per_window=4, n_enhancement=30, reg=1e-2,
+                         random_state=0).fit(X, y)
+    L = model.n_nodes_
+    arrays = 8 * (2 * X.size + 2 * model.feature_nodes_.size + model.mapping_weights_.size
+                  + model.sparse_weights_.size + model.enhancement_weights_[0].size
+                  + min(n, model._block_rows(L)) * L + 2 * model.gram_.K.size)
+    monkeypatch.setattr(_validation, "available_memory", lambda: arrays - 1)
+    with pytest.raises(ValueError, match="n_enhancement=30, n_windows·nodes_per_window=12"):
+        model.fit(X, y)
+    monkeypatch.setattr(_validation, "available_memory", lambda: 1.05 * arrays)
+    model.fit(X, y)
+
+
+def test_typing_extensions_is_not_needed_at_run_time():
+    """typing_extensions is not a dependency: the modules that take ``Self`` from it import it
+    for the type checker only, and import in a process where it is absent (kills bls.py's 'if
+    TYPE_CHECKING:' negated)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parents[1] / "fastelm"
+    modules = sorted(f"fastelm.{p.stem}" for p in package.glob("*.py")
+                     if "typing_extensions" in p.read_text(encoding="utf-8"))
+    assert "fastelm.bls" in modules
+    script = ("import importlib, sys\nsys.modules['typing_extensions'] = None\n"
+              f"for name in {modules!r}:\n    importlib.import_module(name)\n")
+    result = subprocess.run([sys.executable, "-c", script], cwd=package.parent, text=True,
+                            capture_output=True, timeout=300)
+    assert result.returncode == 0, result.stderr
