@@ -1106,3 +1106,50 @@ def test_typing_extensions_is_not_needed_at_run_time():
     result = subprocess.run([sys.executable, "-c", script], cwd=package.parent, text=True,
                             capture_output=True, timeout=300)
     assert result.returncode == 0, result.stderr
+
+
+def _check_ridge_state(model, X, Y, tol):
+    """The model's Gram state, right-hand side and predictions on its rows (X, Y) against the
+    ridge normal equations built here in float64 from its broad features."""
+    F = model.broad_features(X).astype(np.float64)
+    if model.gram_.form == "primal":
+        K, rhs = F.T @ F + model.reg * np.eye(F.shape[1]), F.T @ Y
+    else:
+        K, rhs = F @ F.T + model.reg * np.eye(F.shape[0]), Y
+    np.testing.assert_allclose(np.triu(model.gram_.K), np.triu(K), rtol=0,
+                               atol=tol * np.abs(K).max())
+    np.testing.assert_allclose(model.gram_.rhs, rhs, rtol=0, atol=tol * np.abs(rhs).max())
+    want = F @ np.linalg.solve(F.T @ F + model.reg * np.eye(F.shape[1]), F.T @ Y)
+    np.testing.assert_allclose(model.predict(X), want, rtol=0, atol=100 * tol * np.abs(want).max())
+
+
+@pytest.mark.parametrize("dtype, tol", [("float64", 1e-10), ("float32", 1e-5)])
+def test_bls_in_row_blocks_equals_ridge_after_every_step(dtype, tol, monkeypatch):
+    """I built in blocks of 64 rows (float32 Gram flushes of 50), as on data larger than
+    BLOCK_BYTES: a dual fit (100 rows, 162 nodes), rows added (the switch to primal), nodes
+    added, rows added to the primal Gram, rows removed, each compared with the ridge solution
+    on the same broad features; the shrinks equal the one-block model's. No other test has more
+    rows than a block."""
+    from fastelm import bls
+
+    X, y = make_regression(n_samples=460, n_features=5, n_targets=2, noise=0.1, random_state=1)
+    params = dict(n_windows=3, nodes_per_window=4, n_enhancement=150, reg=1e-2, random_state=0,
+                  dtype=dtype)
+    one_block = BLSRegressor(**params).fit(X[:100], y[:100]).add_rows(X[100:300], y[100:300])
+    one_block.add_enhancement_nodes(8)
+    monkeypatch.setattr(bls._BLS, "_block_rows", lambda self, n_columns: 64)
+    monkeypatch.setattr(bls, "FLUSH_ROWS", 50)
+    model = BLSRegressor(**params).fit(X[:100], y[:100])
+    assert model.gram_.form == "dual"
+    _check_ridge_state(model, X[:100], y[:100], tol)
+    model.add_rows(X[100:300], y[100:300])
+    assert model.gram_.form == "primal"
+    _check_ridge_state(model, X[:300], y[:300], tol)
+    model.add_enhancement_nodes(8)
+    _check_ridge_state(model, X[:300], y[:300], tol)
+    np.testing.assert_array_equal(model.enhancement_shrink_, one_block.enhancement_shrink_)
+    model.add_rows(X[300:], y[300:])
+    _check_ridge_state(model, X, y, tol)
+    model.remove_rows(np.arange(0, 460, 3))
+    held = np.setdiff1d(np.arange(460), np.arange(0, 460, 3))
+    _check_ridge_state(model, X[held], y[held], tol)
