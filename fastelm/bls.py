@@ -216,10 +216,12 @@ def _gram_update_f32(K, rhs, blocks, T, col0=0):
 
 def _fit_bytes(n_rows, n_nodes, n_features, n_feature_nodes):
     """The largest arrays of a BLS fit, in bytes (float64): A and Z (N × nk, Z with the inputs
-    beside it under direct links), the weights We, W_D and Wh, one block of E (at most
-    BLOCK_BYTES) and the Gram system with its Cholesky factor, 2·m² with m = min(N, columns)."""
+    beside it under direct links), the weights We, W_D and Wh ((nk + 1) × the other nodes),
+    one block of E (at most BLOCK_BYTES) and the Gram system with its Cholesky factor, 2·m² with
+    m = min(N, columns)."""
     m = min(n_rows, n_nodes)
-    weights = 2 * (n_features + 1) * n_feature_nodes + (n_feature_nodes + 1) * n_nodes
+    weights = (2 * (n_features + 1) * n_feature_nodes
+               + (n_feature_nodes + 1) * (n_nodes - n_feature_nodes))
     return (8.0 * (2 * n_rows * (n_feature_nodes + n_features) + weights + 2 * float(m) ** 2)
             + min(BLOCK_BYTES, 8.0 * n_rows * n_nodes))
 
