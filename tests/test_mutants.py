@@ -1153,3 +1153,19 @@ def test_bls_in_row_blocks_equals_ridge_after_every_step(dtype, tol, monkeypatch
     model.remove_rows(np.arange(0, 460, 3))
     held = np.setdiff1d(np.arange(460), np.arange(0, 460, 3))
     _check_ridge_state(model, X[held], y[held], tol)
+
+
+def test_bls_float32_rows_added_keep_the_gram_shifted():
+    """float32 rows added to a primal Gram go through the shifted, flushed ssyrk sums: 3000 rows
+    near the middle of the training range (feature columns with means far above their spread)
+    leave K within 3e-8 of its largest entry (measured 4e-9; one unshifted float32 product of
+    the rows, the float64 path given float32 blocks, gave 2e-7: kills the float32 test of
+    _add_rows written 'gram.form > \"primal\"')."""
+    X, y = make_regression(n_samples=3200, n_features=5, n_targets=2, noise=0.1, random_state=1)
+    X[200:] *= 0.1
+    model = BLSRegressor(n_windows=3, nodes_per_window=4, n_enhancement=30, reg=1e-2,
+                         random_state=0, dtype="float32").fit(X[:200], y[:200])
+    model.add_rows(X[200:], y[200:])
+    F = model.broad_features(X).astype(np.float64)
+    K = F.T @ F + model.reg * np.eye(F.shape[1])
+    assert np.abs(np.triu(model.gram_.K) - np.triu(K)).max() <= 3e-8 * np.abs(K).max()
