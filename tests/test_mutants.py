@@ -1169,3 +1169,18 @@ def test_bls_float32_rows_added_keep_the_gram_shifted():
     F = model.broad_features(X).astype(np.float64)
     K = F.T @ F + model.reg * np.eye(F.shape[1])
     assert np.abs(np.triu(model.gram_.K) - np.triu(K)).max() <= 3e-8 * np.abs(K).max()
+
+
+@pytest.mark.parametrize("top_row", [0, 63, 64, 299])  # first and last rows of 64-row blocks
+def test_bls_shrink_is_over_every_row(top_row):
+    """l = s / max(T2) with the largest T2 in the first or last row of a block (kills the
+    shrink's block loop started at row 1)."""
+    model = BLSRegressor(n_windows=2, nodes_per_window=3, n_enhancement=4, random_state=0)
+    model.fit(np.linspace(0, 1, 40)[:, None], np.linspace(0, 1, 40))
+    model._block_rows = lambda n_columns: 64
+    rng = np.random.default_rng(2)
+    Z, Wh = rng.uniform(0, 0.5, size=(300, 6)), rng.uniform(0.1, 1, size=(7, 5))
+    Z[top_row] = 1.0
+    T2 = np.hstack([Z, np.full((300, 1), 0.1)]) @ Wh
+    assert (T2.argmax(axis=0) == top_row).all()
+    assert model._enhancement_shrink(Z, Wh) == pytest.approx(model.shrink / T2.max(), rel=1e-12)
