@@ -1184,3 +1184,38 @@ def test_bls_shrink_is_over_every_row(top_row):
     T2 = np.hstack([Z, np.full((300, 1), 0.1)]) @ Wh
     assert (T2.argmax(axis=0) == top_row).all()
     assert model._enhancement_shrink(Z, Wh) == pytest.approx(model.shrink / T2.max(), rel=1e-12)
+
+
+@pytest.mark.parametrize("n_enhancement", [30, 300])  # primal (200 rows, 42 nodes) and dual
+def test_bls_remove_rows_after_the_gram_is_dropped(n_enhancement):
+    """gram_ = None frees the Gram state and the next increment rebuilds it (the attribute's
+    doc), remove_rows included (kills its 'gram is None or ...' written with 'and')."""
+    X, y = make_regression(n_samples=200, n_features=5, n_targets=2, random_state=3)
+    model = BLSRegressor(n_windows=3, nodes_per_window=4, n_enhancement=n_enhancement,
+                         reg=1e-2, random_state=0).fit(X, y)
+    model.gram_ = None
+    model.remove_rows(np.arange(0, 200, 4))
+    held = np.setdiff1d(np.arange(200), np.arange(0, 200, 4))
+    _check_ridge_state(model, X[held], y[held], 1e-10)
+
+
+class _OnesGenerator:
+    """A stand-in Generator whose uniform draws are all ones (a rank-one matrix)."""
+
+    def uniform(self, low, high, size):
+        return np.ones(size)
+
+
+@pytest.mark.parametrize("n_inputs, n_nodes", [(6, 3), (3, 6)])  # columns / rows orthonormal
+def test_bls_rank_deficient_enhancement_weights_are_refused(n_inputs, n_nodes):
+    """orth of a rank-deficient draw has fewer columns (rows) than asked: refused, not passed on
+    as a narrower Wh (kills 'W.shape != R.shape' → '>'); a full-rank draw gives orthonormal
+    columns (rows)."""
+    from fastelm.bls import draw_enhancement_weights
+
+    with pytest.raises(np.linalg.LinAlgError, match="rank deficient; reseed"):
+        draw_enhancement_weights(_OnesGenerator(), n_inputs, n_nodes, np.float64)
+    W = draw_enhancement_weights(np.random.default_rng(0), n_inputs, n_nodes, np.float64)
+    assert W.shape == (n_inputs, n_nodes)
+    gram = W.T @ W if n_inputs >= n_nodes else W @ W.T
+    np.testing.assert_allclose(gram, np.eye(min(n_inputs, n_nodes)), atol=1e-12)
