@@ -1219,3 +1219,17 @@ def test_bls_rank_deficient_enhancement_weights_are_refused(n_inputs, n_nodes):
     assert W.shape == (n_inputs, n_nodes)
     gram = W.T @ W if n_inputs >= n_nodes else W @ W.T
     np.testing.assert_allclose(gram, np.eye(min(n_inputs, n_nodes)), atol=1e-12)
+
+
+def test_bls_minmax_treats_a_round_off_range_as_constant():
+    """A column whose training range is round-off (at most CONSTANT_RANGE = 1e-12 times its
+    magnitude: 1.7e9 and the next float64, 2.4e-7 apart) is constant (gain 0), like an exactly
+    constant one; a range of 1e-11 times the magnitude is scaled (kills 'xrange <= ...' → '==',
+    where only the exact constant, through its infinite gain, is caught)."""
+    from fastelm.bls import minmax_parameters
+
+    big = 1.7e9
+    X = np.array([[big, big, big, 0.0], [np.nextafter(big, np.inf), big, big * (1 + 1e-11), 1.0]])
+    _, gain = minmax_parameters(X, 0.0, 1.0)
+    np.testing.assert_array_equal(gain[:2], 0.0)
+    np.testing.assert_allclose(gain[2:], [1 / (big * 1e-11), 1.0], rtol=1e-4)
