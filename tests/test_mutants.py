@@ -1001,7 +1001,7 @@ def _minmax_columns(x, lo, hi, xmin, xmax):
 def _minmax_bls(X, Y, X_test, n, k, q, s, C, seed):
     """docs/algorithms.md §5 with preprocessing='minmax' (the module docstring) in numpy: the
     inputs scaled per column to [0, 1], A per column to [-1, 1] and Z per column to [0, 1], each
-    with the training rows' extremes; returns I(X_test) and its scores."""
+    with the training rows' extremes; returns I(X_test), its scores and W_Dᵀ ((d+1) × nk)."""
     from test_bls import _sparse_bls, _tansig
 
     rng = np.random.default_rng(seed)
@@ -1009,11 +1009,12 @@ def _minmax_bls(X, Y, X_test, n, k, q, s, C, seed):
     extremes = X.min(axis=0), X.max(axis=0)
     H1 = np.hstack([_minmax_columns(X, 0, 1, *extremes), ones])
     HH1 = np.hstack([_minmax_columns(X_test, 0, 1, *extremes), ones_test])
-    Z, ZZ = [], []
+    Z, ZZ, WDs = [], [], []
     for _ in range(n):
         A = H1 @ rng.uniform(-1, 1, size=(X.shape[1] + 1, k))
         A = _minmax_columns(A, -1, 1, A.min(axis=0), A.max(axis=0))
         WD = _sparse_bls(A, H1, 1e-3, 50)  # k × (d+1)
+        WDs.append(WD.T)
         T1, TT1 = H1 @ WD.T, HH1 @ WD.T
         Z.append(_minmax_columns(T1, 0, 1, T1.min(axis=0), T1.max(axis=0)))
         ZZ.append(_minmax_columns(TT1, 0, 1, T1.min(axis=0), T1.max(axis=0)))
@@ -1025,20 +1026,25 @@ def _minmax_bls(X, Y, X_test, n, k, q, s, C, seed):
     I = np.hstack([Z, _tansig(scale * T2)])
     beta = np.linalg.solve(I.T @ I + C * np.eye(I.shape[1]), I.T @ Y)
     II = np.hstack([ZZ, _tansig(scale * (np.hstack([ZZ, ones_test]) @ wh))])
-    return II, II @ beta
+    return II, II @ beta, np.hstack(WDs)
 
 
 @pytest.mark.parametrize("q", [40, 7])  # orthonormal rows (q > nk + 1) and columns
 def test_bls_minmax_mode_equals_numpy_transcription(q):
     """The default preprocessing against its numpy transcription, as test_bls does for
-    'reference': kills A scaled per row (reference) in 'minmax' mode ('==' → '<=') and classes
-    coded ±1 instead of one-hot 0/1."""
+    'reference', and the autoencoders' weights W_Dᵀ: kills A scaled per row (reference) or to
+    other ranges in 'minmax' mode, We ~ U(-2, 1) (an affine change of We that only the per-row
+    scaling of 'reference' undoes), classes coded ±1 instead of one-hot 0/1, and the bias
+    column of AᵀH1 written BIAS / ΣA (it sets only W_D's bias row, whose shift of each Z column
+    the min-max scaling of Z removes: only sparse_weights_ shows it)."""
     rng = np.random.default_rng(3)
     X, X_test = rng.normal(size=(300, 6)), rng.normal(size=(80, 6))
     y = rng.integers(0, 3, size=300)
     model = BLSClassifier(n_windows=3, nodes_per_window=4, n_enhancement=q, reg=1e-3,
                           random_state=11).fit(X, y)
-    I_want, scores_want = _minmax_bls(X, np.eye(3)[y], X_test, 3, 4, q, 0.8, 1e-3, seed=11)
+    I_want, scores_want, WD_want = _minmax_bls(X, np.eye(3)[y], X_test, 3, 4, q, 0.8, 1e-3,
+                                               seed=11)
+    np.testing.assert_allclose(model.sparse_weights_, WD_want, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(model.broad_features(X_test), I_want, rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(model._scores(X_test), scores_want, rtol=1e-8, atol=1e-8)
 
@@ -1233,3 +1239,14 @@ def test_bls_minmax_treats_a_round_off_range_as_constant():
     _, gain = minmax_parameters(X, 0.0, 1.0)
     np.testing.assert_array_equal(gain[:2], 0.0)
     np.testing.assert_allclose(gain[2:], [1 / (big * 1e-11), 1.0], rtol=1e-4)
+
+
+def test_bls_too_wide_message_names_the_first_wide_column():
+    """Two columns too wide to min-max scale: the message names the first and its own span
+    (kills 'wide[0]' → 'wide[-1]' for the column number, which printed column 2 with column 1's
+    span)."""
+    X = np.random.default_rng(0).standard_normal((10, 4))
+    X[0, 1], X[1, 1] = -1e308, 1e308
+    X[0, 2], X[1, 2] = -5e307, 1.5e308
+    with pytest.raises(ValueError, match=r"column 1 of the inputs spans \[-1e\+308, 1e\+308\]"):
+        BLSRegressor(n_windows=2, nodes_per_window=3, n_enhancement=10).fit(X, X[:, 0])
