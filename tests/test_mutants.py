@@ -1095,6 +1095,29 @@ def test_bls_memory_check_counts_the_arrays_of_the_fit(n, monkeypatch):
     model.fit(X, y)
 
 
+
+def test_bls_memory_check_counts_the_direct_links(monkeypatch):
+    """Under direct links the Gram has a row and column per input too (47 × 47 here): a fit is
+    refused one byte below the arrays counted from the fitted model (X', A, Z beside the inputs,
+    We, W_Dᵀ, Wh, a block of I, K and its factor) and runs with 1% more (the estimate also
+    gives Wh a column per input: 0.3%). Kills the links subtracted from the nodes the estimate
+    is given."""
+    from fastelm import _validation
+
+    X, y = make_regression(n_samples=200, n_features=5, random_state=0)
+    model = BLSRegressor(n_windows=3, nodes_per_window=4, n_enhancement=30, reg=1e-2,
+                         direct_links=True, random_state=0).fit(X, y)
+    L = model.n_nodes_
+    assert L == 5 + 12 + 30 and model.gram_.K.shape == (L, L)
+    arrays = 8 * (X.size + 200 * 12 + model.feature_nodes_.size + model.mapping_weights_.size
+                  + model.sparse_weights_.size + model.enhancement_weights_[0].size
+                  + min(200, model._block_rows(L)) * L + 2 * model.gram_.K.size)
+    monkeypatch.setattr(_validation, "available_memory", lambda: arrays - 1)
+    with pytest.raises(ValueError, match="needs about"):
+        model.fit(X, y)
+    monkeypatch.setattr(_validation, "available_memory", lambda: 1.01 * arrays)
+    model.fit(X, y)
+
 def test_typing_extensions_is_not_needed_at_run_time():
     """typing_extensions is not a dependency: the modules that take ``Self`` from it import it
     for the type checker only, and import in a process where it is absent (kills bls.py's 'if
