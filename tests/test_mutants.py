@@ -1273,3 +1273,23 @@ def test_bls_too_wide_message_names_the_first_wide_column():
     X[0, 2], X[1, 2] = -5e307, 1.5e308
     with pytest.raises(ValueError, match=r"column 1 of the inputs spans \[-1e\+308, 1e\+308\]"):
         BLSRegressor(n_windows=2, nodes_per_window=3, n_enhancement=10).fit(X, X[:, 0])
+
+
+def test_bls_float32_singular_message_gives_the_measured_reg():
+    """The float32 LinAlgError's hint names the smallest reg measured to work on MNIST, 0.001
+    (kills F32_REG_HINT made negative)."""
+    X, y = make_regression(n_samples=3000, n_features=5, random_state=1)
+    with pytest.raises(np.linalg.LinAlgError, match=r"\(MNIST, 60000 rows: reg >= 0\.001\)"):
+        BLSRegressor(n_enhancement=300, reg=0.0, random_state=0, dtype="float32").fit(X, y)
+
+
+def test_bls_broad_features_checks_the_feature_count_without_resetting_it():
+    """broad_features on rows of another width is refused by the fitted model's feature check
+    and leaves n_features_in_ as fitted (kills validate_data(..., reset=True) there, which
+    re-learned 3 features and failed later in a matrix product)."""
+    X, y = make_regression(n_samples=60, n_features=5, random_state=0)
+    model = BLSRegressor(n_windows=2, nodes_per_window=3, n_enhancement=10,
+                         random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="X has 3 features, but BLSRegressor is expecting 5"):
+        model.broad_features(X[:, :3])
+    assert model.n_features_in_ == 5
