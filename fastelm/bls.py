@@ -108,11 +108,12 @@ def serial_if_small(work: float) -> AbstractContextManager:
 
 def draw_enhancement_weights(rng: np.random.Generator, n_inputs: int, n_nodes: int,
                              dtype: DType) -> np.ndarray:
-    """Wh = orth(U(-1, 1)^{n_inputs×n_nodes}): orthonormal columns if n_inputs ≥ n_nodes, else
-    orthonormal rows (the reference's ``orth(2*rand(r, c)' - 1)'``)."""
+    """Wh = orth(U(-1, 1)^{n_inputs×n_nodes}): orthonormal columns if n_inputs > n_nodes, else
+    orthonormal rows (the reference's ``orth(2*rand(r, c)' - 1)'``). With n_inputs = nk + 1
+    this is the reference's test nk ≥ q, which takes the rows form for a square draw too."""
     R = rng.uniform(-1.0, 1.0, size=(n_inputs, n_nodes))
     with thread_limit(1, user_api="blas", numba_threads=False):  # a thin SVD: threads only hurt
-        W = orth(R) if n_inputs >= n_nodes else orth(R.T).T
+        W = orth(R) if n_inputs > n_nodes else orth(R.T).T
     if W.shape != R.shape:
         raise np.linalg.LinAlgError("random enhancement weights are rank deficient; reseed")
     return W.astype(dtype)

@@ -125,7 +125,7 @@ def test_row_kernels_equal_numpy():
 
 
 # ------------------------------------------------------------------ reference mode
-@pytest.mark.parametrize("q", [40, 7])  # orthonormal rows (q > nk + 1) and columns
+@pytest.mark.parametrize("q", [40, 13, 7])  # Wh with orthonormal rows, square (nk + 1), columns
 def test_reference_mode_equals_numpy_transcription(q):
     rng = np.random.default_rng(3)
     X, X_test = rng.uniform(0, 1, size=(300, 25)), rng.uniform(0, 1, size=(80, 25))
