@@ -1155,10 +1155,11 @@ def _check_ridge_state(model, X, Y, tol):
 @pytest.mark.parametrize("dtype, tol", [("float64", 1e-10), ("float32", 1e-5)])
 def test_bls_in_row_blocks_equals_ridge_after_every_step(dtype, tol, monkeypatch):
     """I built in blocks of 64 rows (float32 Gram flushes of 50), as on data larger than
-    BLOCK_BYTES: a dual fit (100 rows, 162 nodes), rows added (the switch to primal), nodes
-    added, rows added to the primal Gram, rows removed, each compared with the ridge solution
-    on the same broad features; the shrinks equal the one-block model's. No other test has more
-    rows than a block."""
+    BLOCK_BYTES: a dual fit (100 rows, 162 nodes), rows added to the dual Gram, rows added (the
+    switch to primal), nodes added, rows added to the primal Gram, rows removed, each compared
+    with the ridge solution on the same broad features; the shrinks equal the one-block model's.
+    No other test has more rows than a block, nor adds float32 rows to a dual Gram (kills the
+    float32 test of _add_rows written 'gram.form <= "primal"')."""
     from fastelm import bls
 
     X, y = make_regression(n_samples=460, n_features=5, n_targets=2, noise=0.1, random_state=1)
@@ -1171,7 +1172,10 @@ def test_bls_in_row_blocks_equals_ridge_after_every_step(dtype, tol, monkeypatch
     model = BLSRegressor(**params).fit(X[:100], y[:100])
     assert model.gram_.form == "dual"
     _check_ridge_state(model, X[:100], y[:100], tol)
-    model.add_rows(X[100:300], y[100:300])
+    model.add_rows(X[100:130], y[100:130])
+    assert model.gram_.form == "dual"
+    _check_ridge_state(model, X[:130], y[:130], tol)
+    model.add_rows(X[130:300], y[130:300])
     assert model.gram_.form == "primal"
     _check_ridge_state(model, X[:300], y[:300], tol)
     model.add_enhancement_nodes(8)
@@ -1262,6 +1266,12 @@ def test_bls_minmax_treats_a_round_off_range_as_constant():
     _, gain = minmax_parameters(X, 0.0, 1.0)
     np.testing.assert_array_equal(gain[:2], 0.0)
     np.testing.assert_allclose(gain[2:], [1 / (big * 1e-11), 1.0], rtol=1e-4)
+    # "at most": a range of exactly 1e-12 times the magnitude is constant (kills '<=' → '<')
+    hi = 8000 * 2.0 ** -53 / 1e-12
+    lo = hi - 1e-12 * hi
+    assert lo < hi and hi - lo == 1e-12 * hi
+    _, gain = minmax_parameters(np.array([[lo], [hi]]), 0.0, 1.0)
+    np.testing.assert_array_equal(gain, 0.0)
 
 
 def test_bls_too_wide_message_names_the_first_wide_column():
