@@ -1054,11 +1054,13 @@ def test_bls_shrink_when_no_enhancement_input_is_positive(zero_column, zero_bias
     """l = s / max(T2) falls back to s / max |T2| when max(T2) <= 0, and to s when T2 is all
     zero (T2 = [Z, 0.1] Wh; Z >= 0 and Wh <= 0 here). Kills the fallback's block slice written
     'r0 - rows' (an empty block), 'not top > 0' → 'not top >= 0' (max(T2) exactly 0 with
-    negative entries) and the final 'top > 0' → '>= 0' (a division by zero)."""
+    negative entries), its block loop started at row 1 and the final 'top > 0' → '>= 0' (a
+    division by zero)."""
     model = BLSRegressor(n_windows=2, nodes_per_window=3, n_enhancement=4, random_state=0)
     model.fit(np.linspace(0, 1, 40)[:, None], np.linspace(0, 1, 40))
     rng = np.random.default_rng(1)
     Z = rng.uniform(0, 1, size=(300, 6))
+    Z[0] = 1.0  # the largest |T2| in the first row (of the first block)
     Wh = -rng.uniform(0.1, 1, size=(7, 5))
     if zero_column:
         Wh[:, 2] = 0.0  # max(T2) = 0 exactly, every other entry negative
@@ -1303,3 +1305,14 @@ def test_bls_broad_features_checks_the_feature_count_without_resetting_it():
     with pytest.raises(ValueError, match="X has 3 features, but BLSRegressor is expecting 5"):
         model.broad_features(X[:, :3])
     assert model.n_features_in_ == 5
+
+
+def test_bls_reference_mode_takes_a_column_too_wide_to_min_max_scale():
+    """'reference' z-scores rows and never min-max scales the inputs, so a column spanning
+    [-1e308, 1e308] is no error there (kills 'preprocessing == "minmax"' → '>=' in _fit_layer,
+    which computed the input min-max scaling in 'reference' mode too and refused the column)."""
+    X = np.random.default_rng(0).standard_normal((30, 4))
+    X[0, 1], X[1, 1] = -1e308, 1e308
+    model = BLSRegressor(n_windows=2, nodes_per_window=3, n_enhancement=10,
+                         preprocessing="reference", random_state=0).fit(X, X[:, 0])
+    assert np.isfinite(model.predict(X)).all() and not hasattr(model, "x_gain_")
