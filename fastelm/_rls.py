@@ -165,24 +165,20 @@ class RecursiveRidge:
         (n,): the weighted targets w_i z_i, module docstring). Returns the form used."""
         form = form or self.choose_form(H.shape[0], weights is not None)
         self._check_form(form, weights)
-        if weights is not None:
+        if form == "woodbury":
+            self._woodbury(H, T)
+        elif weights is None and self.forgetting_factor == 1.0:
+            self._information(H, T)
+        else:  # row j of n weighs λ^(n−1−j) (times w_j in K): K through √(λ-weight · w) H,
+            # HᵀT through H and the λ-weighted targets
             n = H.shape[0]
             rows = np.ones(n)
             if self.forgetting_factor != 1.0:
                 self._decay(n)
                 rows = self.forgetting_factor ** np.arange(n - 1, -1, -1.0)
-            self._information(H * np.sqrt(rows * weights)[:, None].astype(H.dtype),
+            scale = rows if weights is None else rows * weights
+            self._information(H * np.sqrt(scale)[:, None].astype(H.dtype),
                               T * rows[:, None].astype(T.dtype), H)
-        elif form == "woodbury":
-            self._woodbury(H, T)
-        elif self.forgetting_factor != 1.0:
-            self._decay(H.shape[0])
-            # row j of n weighted λ^(n−1−j): scale rows of H and T by its square root
-            root = np.sqrt(self.forgetting_factor) ** np.arange(H.shape[0] - 1, -1, -1.0)
-            root = root[:, None]
-            self._information(H * root.astype(H.dtype), T * root.astype(T.dtype))
-        else:
-            self._information(H, T)
         self.n_seen += H.shape[0]
         self.record_forms([form])
         return form

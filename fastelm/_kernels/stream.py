@@ -6,7 +6,7 @@ Per chunk of n rows, with A = g(XW + b) (or [X, g(XW + b)] with direct links), p
 1. predict: the class index of the largest score of A beta (the first on ties, as argmax);
 2. learn, the information form of ``fastelm._rls.RecursiveRidge`` with the same operations in
    the same order: forgetting (λ < 1) K ← λⁿ (K − alpha I) + alpha I + Aᵀ Λ A and
-   HᵀT ← λⁿ HᵀT + Aᵀ Λ T (Λ = diag λ^(n−1−j), applied as √Λ on the rows), else K ← K + AᵀA,
+   HᵀT ← λⁿ HᵀT + Aᵀ Λ T (Λ = diag λ^(n−1−j); K through √Λ A), else K ← K + AᵀA,
    HᵀT ← HᵀT + AᵀT; with a window, then K ← K − A_oᵀA_o, HᵀT ← HᵀT − A_oᵀT_o for the rows
    o that leave it;
 3. solve beta = K⁻¹ HᵀT by Cholesky (LAPACK potrf) and two triangular solves.
@@ -119,7 +119,7 @@ def test_then_train(X, T, w, W, b, code, direct, logistic, K, HtT, alpha, lam, w
         most = max(most, stops[c] - stops[c - 1])
     H, A, Ao = np.empty((most, L)), np.empty((most, p)), np.empty((most, p))
     G, GT, beta_t = np.empty((p, p)), np.empty((p, m)), np.empty((m, p))
-    root, S, Tw = np.empty(most), np.empty((most, m)), np.empty((most, m))
+    S, Tw = np.empty((most, m)), np.empty((most, m))
     _cholesky_solve(K, HtT, beta_t)
     for c in range(1, stops.shape[0]):
         start, stop = stops[c - 1], stops[c]
@@ -147,29 +147,17 @@ def test_then_train(X, T, w, W, b, code, direct, logistic, K, HtT, alpha, lam, w
             for i in range(p):
                 for j in range(m):
                     HtT[i, j] *= decay
-            # λ^(n−1−j) for the rows j of the chunk (logistic), or its square root
-            step = lam if logistic else np.sqrt(lam)
-            power = 1.0
+        if logistic or lam != 1.0:  # K += Aᵀ diag(age · w) A, HᵀT += Aᵀ diag(age) T
+            age = 1.0  # λ^(n−1−j) for row j of the chunk
             for j in range(n - 1, -1, -1):
-                root[j] = power
-                power *= step
-        if logistic:  # K += Aᵀ diag(λ-weights · w) A, HᵀT += Aᵀ diag(λ-weights) U
-            for j in range(n):
-                weight = root[j] if lam != 1.0 else 1.0
+                scale = np.sqrt(age * w[start + j]) if logistic else np.sqrt(age)
                 for k in range(m):
-                    Tw[j, k] = Tc[j, k] * weight
-                scale = np.sqrt(weight * w[start + j])
+                    Tw[j, k] = Tc[j, k] * age
                 for k in range(p):
                     Ao[j, k] = An[j, k] * scale
+                age *= lam
             _add_products(Ao, n, An, Tw[:n], K, HtT, G, GT, 1.0)
         else:
-            if lam != 1.0:
-                for j in range(n):
-                    for k in range(p):
-                        An[j, k] *= root[j]
-                    for k in range(m):
-                        Tw[j, k] = Tc[j, k] * root[j]
-                Tc = Tw[:n]
             _add_products(A, n, An, Tc, K, HtT, G, GT, 1.0)
         if window > 0:
             leave_from, leave_to = max(0, start - window), stop - window
