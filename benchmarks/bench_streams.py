@@ -137,6 +137,12 @@ class RiverLearner:
         return self
 
 
+def river_prequential(model, dicts, y, **kwargs):
+    """``prequential`` of a river classifier on a stream's rows (as dicts)."""
+    return prequential(RiverLearner(model, dicts), np.arange(len(y))[:, None], y,
+                       chunk_size=CHUNK, **kwargs)
+
+
 def fastelm_learners(stream):
     """{label: (settings, maker)} of the OS-ELMs on one stream: ``SETTINGS[stream]``'s
     forgetting and window models, the plain OS-ELM with the forgetting model's layer and loss,
@@ -204,7 +210,6 @@ def run_stream(name, n_rows, learners, seed=0, log=print):
     """{learner: (settings, PrequentialResult)} on one stream, and its drift row."""
     X, dicts, y, drift = make_stream(name, n_rows, seed)
     scaled = scale_inputs(X)
-    index = np.arange(len(y))[:, None]
     results = {}
     makers = fastelm_learners(name)
     if learners != "fastelm":
@@ -213,9 +218,8 @@ def run_stream(name, n_rows, learners, seed=0, log=print):
         river = label.startswith("river")
         runs = []
         for _ in range(1 if river else REPEATS):  # the same predictions every run
-            model = RiverLearner(make(), dicts) if river else make()
-            runs.append(prequential(model, index if river else scaled, y, chunk_size=CHUNK,
-                                    window=WINDOW))
+            runs.append(river_prequential(make(), dicts, y, window=WINDOW) if river else
+                        prequential(make(), scaled, y, chunk_size=CHUNK, window=WINDOW))
         r = min(runs, key=lambda run: run.seconds)
         results[label] = (settings, r)
         log(f"{name:10s} {label:30s} accuracy {r.mean_accuracy():.4f}  after drift "
@@ -356,8 +360,7 @@ def kernel_floor(n_rows=20_000, repeats=5, log=print):
 
     X, dicts, y, _ = make_stream("hyperplane", n_rows, 10)
     X = scale_inputs(X)
-    lr = prequential(RiverLearner(river_learners()["river LogisticRegression"](), dicts),
-                     np.arange(n_rows)[:, None], y, chunk_size=CHUNK)
+    lr = river_prequential(river_learners()["river LogisticRegression"](), dicts, y)
     log(f"river LogisticRegression: {lr.rows_per_second:.0f} rows/s")
     for links, L, activation in ((True, 1, "linear"), (True, 3, "tanh"), (False, 50, "tanh"),
                                  (False, 200, "tanh")):
@@ -399,8 +402,7 @@ def draws(n_draws, n_rows=100_000, streams=STREAMS, first_seed=10, log=print):
         for seed in range(first_seed, first_seed + n_draws):
             X, dicts, y, drift = make_stream(name, n_rows, seed)
             scaled = scale_inputs(X)
-            lr = prequential(RiverLearner(river_lr(), dicts), np.arange(len(y))[:, None], y,
-                             chunk_size=CHUNK).mean_accuracy(drift)
+            lr = river_prequential(river_lr(), dicts, y).mean_accuracy(drift)
             rows.append((name, seed, "river LogisticRegression", lr))
             for label, make in makers.items():
                 acc = prequential(make(), scaled, y, chunk_size=CHUNK).mean_accuracy(drift)
@@ -529,15 +531,12 @@ class TimeDriftingStreams:
         """fastelm's prequential time over river LogisticRegression's on the same 100000 rows
         (the README's benchmark size), in this process, the fastest of REPEATS runs of fastelm
         and of 3 of river: 0.01 is 100 × river's speed (lower is better)."""
-        from river import linear_model, preprocessing
-
         X, dicts, y, _ = make_stream(stream, 100_000)
-        X, index = scale_inputs(X), np.arange(len(y))[:, None]
+        X = scale_inputs(X)
         ours = min(prequential(self.make(), X, y, chunk_size=CHUNK).seconds
                    for _ in range(REPEATS))
-        river = min(prequential(RiverLearner(preprocessing.StandardScaler()
-                                             | linear_model.LogisticRegression(), dicts),
-                                index, y, chunk_size=CHUNK).seconds for _ in range(3))
+        river_lr = river_learners()["river LogisticRegression"]
+        river = min(river_prequential(river_lr(), dicts, y).seconds for _ in range(3))
         return ours / river
 
     track_time_per_river_lr_time.unit = "ratio"
