@@ -9,9 +9,9 @@ property of the exact answer). The checks can cost more than the kernel at asv's
 tests call them on their small sizes, the asv benchmarks do not call them.
 
 Kernels: the hidden layer g(XW + b) (``fastelm._kernels.hidden``), the ridge readout
-(``fastelm._ridge``), the recursive ridge update (``fastelm._rls``), EFAST over hidden nodes
-(``fastelm.global_sensitivity``, ``fastelm._kernels.efast``), one DE generation
-(``fastelm.evolution``, ``fastelm._kernels.de``), the BLS sparse-autoencoder ADMM and the
+(``fastelm._ridge``), the recursive ridge update (``fastelm._recursive_ridge``), EFAST over
+hidden nodes (``fastelm.global_sensitivity``, ``fastelm._kernels.efast``), one DE generation
+(``fastelm.de_elm``, ``fastelm._kernels.de``), the BLS sparse-autoencoder ADMM and the
 tansig enhancement map (``fastelm.bls``, ``fastelm._kernels.bls``), and the cross-validated
 ELM fit over a grid of penalties and nested hidden sizes next to the single fit
 (``fastelm.model_selection``).
@@ -36,10 +36,11 @@ from fastelm._kernels import de as _de  # noqa: E402
 from fastelm._kernels.bls import tansig_shrink  # noqa: E402
 from fastelm._kernels.hidden import add_bias_activate  # noqa: E402
 from fastelm._ridge import ridge_fit  # noqa: E402
-from fastelm._rls import RecursiveRidge  # noqa: E402
+from fastelm._recursive_ridge import RecursiveRidge  # noqa: E402
 from fastelm.bls import BIAS, draw_enhancement_weights, sparse_autoencoder  # noqa: E402
-from fastelm.evolution import evolve, prepare_splits, scaling_factor, split_indices  # noqa: E402
-from fastelm.global_sensitivity import efast_analyze, efast_sample, hidden_node_sensitivity  # noqa: E402
+from fastelm.de_elm import evolve, prepare_splits, scaling_factor, split_indices  # noqa: E402
+from fastelm.global_sensitivity import (efast_analyze, efast_sample,  # noqa: E402
+                                        hidden_node_sensitivity)
 
 ALPHA = 1e-3
 
@@ -199,7 +200,7 @@ def wdbc():
 
 def de_generation_case(n_groups=1, n_strategies=1, n_hidden=30, pop_size=20, X=None, y=None):
     """One DE-ELM generation (``fastelm._kernels.de.generation``: mutation, crossover, fitness
-    of every trial, selection) with the arguments ``fastelm.evolution.evolve`` passes it.
+    of every trial, selection) with the arguments ``fastelm.de_elm.evolve`` passes it.
 
     ``n_groups`` splits × ``n_strategies`` strategies advance together: (1, 1) is one DE-ELM
     fit, (5, 3) one batch of a 5-repetition strategy selection. Data: Wdbc unless X, y given;

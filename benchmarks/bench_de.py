@@ -8,7 +8,7 @@ on V of the network whose ridge readout (alpha = 1e-3) is fitted on L.
 
 1. One DE run: NP = 20, 20 generations, rand/1/bin, F = 0.5, CR = 0.8, greedy selection, from the
    same fixed initial population, 420 fitness evaluations each.
-   - fastelm: ``fastelm.evolution.evolve`` (Numba, parallel over the individuals), selection
+   - fastelm: ``fastelm.de_elm.evolve`` (Numba, parallel over the individuals), selection
      'eelm' with eps = 0 and no elitism, i.e. the trial wins iff its RMSE is lower;
    - scipy: ``differential_evolution(fitness, strategy='rand1bin', init=<that population>,
      maxiter=20, mutation=0.5, recombination=0.8, tol=0, atol=0, polish=False,
@@ -41,8 +41,8 @@ except ModuleNotFoundError:  # a source tree without an install: benchmark this 
 
 from fastelm._hidden import ACTIVATIONS  # noqa: E402
 from fastelm._kernels import de  # noqa: E402
-from fastelm.evolution import (DEELMClassifier, evolve, prepare_splits,  # noqa: E402
-                               select_strategy)
+from fastelm.de_elm import (DEELMClassifier, evolve, prepare_splits,  # noqa: E402
+                            select_strategy)
 
 N_HIDDEN, POP_SIZE, N_GENERATIONS, CR, F, ALPHA, SEED = 30, 20, 20, 0.8, 0.5, 1e-3, 12345
 

@@ -4,7 +4,8 @@ Kernels compile on first use (and are cached on disk), not at import.
 """
 from .bls import BLSClassifier, BLSRegressor
 from .elm import ELMClassifier, ELMRegressor, OSELMClassifier, OSELMRegressor
-from .evolution import DEELMClassifier, DEELMRegressor, StrategySelection, select_strategy
+from .de_elm import DEELMClassifier, DEELMRegressor, StrategySelection, select_strategy
+from .deelm_ssc import DEELMSSC, DEELMSSCPlus, TriDEELM
 from .fos_elm import FOSELMClassifier, FOSELMRegressor
 from .global_sensitivity import (EFASTResult, efast, efast_analyze, efast_sample,
                                  hidden_node_sensitivity)
@@ -18,6 +19,6 @@ __all__ = [
     "FOSELMClassifier", "FOSELMRegressor", "BLSClassifier", "BLSRegressor",
     "ELMRegressorCV", "ELMClassifierCV", "BLSRegressorCV", "BLSClassifierCV",
     "DEELMClassifier", "DEELMRegressor", "StrategySelection", "select_strategy",
-    "TriTrainingClassifier",
+    "TriTrainingClassifier", "DEELMSSC", "DEELMSSCPlus", "TriDEELM",
     "EFASTResult", "efast", "efast_analyze", "efast_sample", "hidden_node_sensitivity",
 ]

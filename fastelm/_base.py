@@ -19,9 +19,9 @@ from sklearn.utils.multiclass import _check_partial_fit_first_call, check_classi
 from sklearn.utils.validation import (_check_feature_names, _check_n_features, check_is_fitted,
                                       column_or_1d)
 
-from ._gram import HiddenMap, is_dask_input, readout_block
-from ._hidden import check_activation, check_dtype, check_generator, random_weights
-from ._rows import ArrayRows, dask_feature_probe, dask_rows, map_rows
+from ._gram import readout_block
+from ._hidden import HiddenMap, check_activation, check_dtype, check_generator, random_weights
+from ._rows import ArrayRows, dask_feature_probe, dask_rows, is_dask_input, map_rows
 from ._targets import TargetCoding, check_two_classes
 from ._validation import (ACTIVATION, DTYPE, NONNEGATIVE, POSITIVE_INT, RANDOM_STATE, DType,
                           RandomState, check_memory, validate_data)

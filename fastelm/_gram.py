@@ -10,27 +10,22 @@ fold's sums subtract from the total), so data may be split any way — row block
 chunks on Dask workers, cross-validation folds — without approximation. The readout is then
 ``GramSums.solve(alpha)``: (AᵀA + alpha I)⁻¹ AᵀT by ``fastelm._ridge.spd_solve``.
 
-How A is made from rows of X is a *feature map*: a small, pure, picklable object with a width p,
-a dtype and ``fill(X, out, parallel)`` writing A into the first p columns of ``out``.
-``HiddenMap`` is the ELM's A = g(XW + b). How T is made from y is a ``TargetCoding``
+How A is made from rows of X is a *feature map* (``fastelm._hidden``): a small, pure, picklable
+object with a width p, a dtype and ``fill(X, out, parallel)`` writing A into the first p columns
+of ``out``; ``HiddenMap`` is the ELM's A = g(XW + b). How T is made from y is a ``TargetCoding``
 (``fastelm._targets``).
 
 Training rows reach an estimator through a row source (``fastelm._rows``): arrays in memory,
 summed here, or Dask collections, summed by ``fastelm.dask`` with the same ``gram_sums``.
 """
-import sys
 from dataclasses import dataclass
 
 import numpy as np
 
-from ._kernels.hidden import add_bias_activate, add_bias_activate_serial
 from ._ridge import add_to_diagonal, ridge_fit, spd_solve
 
 BLOCK_ROWS = 4096
 BLOCK_BYTES = 64 << 20  # column blocks of A in the dual form: n rows × this many bytes
-# values (rows × columns) below which the bias + activation pass runs on one thread: launching
-# the parallel kernel costs more than such a pass (the two kernels are bit-identical)
-PARALLEL_MIN = 1 << 16
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,133 +107,6 @@ class GramSums:
         """
         K = add_to_diagonal(np.array(self.AtA), alpha)  # alpha added in the sums' dtype
         return spd_solve(K, self.AtT)
-
-
-@dataclass(frozen=True, eq=False)
-class HiddenMap:
-    """The ELM feature map A = g(XW + b) (Huang, Zhu & Siew 2006).
-
-    Parameters
-    ----------
-    W : ndarray of shape (d, p)
-        Input weights.
-    b : ndarray of shape (p,)
-        Biases.
-    activation : int
-        Kernel code of g (``fastelm._hidden.ACTIVATIONS``).
-    """
-
-    W: np.ndarray
-    b: np.ndarray
-    activation: int
-
-    @property
-    def width(self):
-        """p, the number of readout inputs."""
-        return self.W.shape[1]
-
-    @property
-    def dtype(self):
-        """dtype of A (that of W)."""
-        return self.W.dtype
-
-    def fill(self, X, out, parallel=True):
-        """out[:, :p] ← g(XW + b): the product on BLAS into the strided columns, then the fused
-        bias + activation kernel.
-
-        Parameters
-        ----------
-        X : ndarray of shape (n, d), the map's dtype
-        out : ndarray of shape (n, ≥ p), the map's dtype
-            Its first p columns are overwritten.
-        parallel : bool, default=True
-            False: the kernel on one thread (for callers that are pool threads, e.g. Dask);
-            fewer than ``PARALLEL_MIN`` values always run on one.
-
-        Returns
-        -------
-        out
-        """
-        np.matmul(X, self.W, out=out[:, :self.width])
-        parallel = parallel and out.shape[0] * self.width >= PARALLEL_MIN
-        kernel = add_bias_activate if parallel else add_bias_activate_serial
-        kernel(out, self.b, self.activation)  # the first len(b) = p columns of each row
-        return out
-
-    def transform(self, X, parallel=True):
-        """A = g(XW + b) for rows X.
-
-        Parameters
-        ----------
-        X : ndarray of shape (n, d)
-        parallel : bool, default=True
-
-        Returns
-        -------
-        A : ndarray of shape (n, p)
-        """
-        return self.fill(X, np.empty((X.shape[0], self.width), dtype=self.dtype), parallel)
-
-    def columns(self, X, start, stop, parallel=True):
-        """A[:, start:stop] = g(X W[:, start:stop] + b[start:stop]): nodes are independent.
-
-        Parameters
-        ----------
-        X : ndarray of shape (n, d)
-        start, stop : int
-        parallel : bool, default=True
-
-        Returns
-        -------
-        ndarray of shape (n, stop - start)
-        """
-        part = HiddenMap(self.W[:, start:stop], self.b[start:stop], self.activation)
-        return part.transform(X, parallel)
-
-
-@dataclass(frozen=True, eq=False)
-class DirectLinksMap:
-    """The RVFL readout inputs A = [X, inner(X)]: the inputs beside another map's features
-    (direct links, Pao, Park & Sobajic 1994), so a ridge readout on A is never worse in its
-    training objective than ridge on the inputs alone.
-
-    Parameters
-    ----------
-    inner : feature map
-        The hidden (or broad) layer, e.g. ``HiddenMap``; its columns follow X's in A.
-    n_features : int
-        d, the columns of X.
-    """
-
-    inner: object
-    n_features: int
-
-    @property
-    def width(self):
-        """p = d + the inner map's width."""
-        return self.n_features + self.inner.width
-
-    @property
-    def dtype(self):
-        return self.inner.dtype
-
-    def fill(self, X, out, parallel=True):
-        """out[:, :d] ← X, then the inner map into the next columns."""
-        out[:, :self.n_features] = X
-        self.inner.fill(X, out[:, self.n_features:], parallel)
-        return out
-
-    def transform(self, X, parallel=True):
-        """A (n×p) for rows X."""
-        return self.fill(X, np.empty((X.shape[0], self.width), dtype=self.dtype), parallel)
-
-    def columns(self, X, start, stop, parallel=True):
-        """A[:, start:stop]: columns of X, then of the inner map."""
-        d = self.n_features
-        parts = [X[:, start:min(stop, d)]] if start < d else []
-        if stop > d:
-            parts.append(self.inner.columns(X, max(start, d) - d, stop - d, parallel))
-        return parts[0] if len(parts) == 1 else np.hstack(parts)
 
 
 def gram_sums(X, T, feature_map, block_rows=BLOCK_ROWS, parallel=True):
@@ -386,22 +254,3 @@ def readout_block(feature_map, beta, finish, X):
     ndarray
     """
     return finish(feature_map.transform(X, parallel=False) @ beta)
-
-
-def is_dask_input(*objs: object) -> bool:
-    """True when any argument is a Dask collection.
-
-    Imports nothing: if dask was never imported, nothing can be a Dask collection.
-
-    Parameters
-    ----------
-    *objs : objects
-
-    Returns
-    -------
-    bool
-    """
-    dask = sys.modules.get("dask")
-    if dask is None:
-        return False
-    return any(dask.is_dask_collection(obj) for obj in objs)

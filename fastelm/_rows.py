@@ -13,11 +13,39 @@ no estimator module imports Dask and ``fastelm.dask`` imports no estimator. A ro
     ridge_readout(feature_map, coding, alpha)   beta, as ``fastelm._gram.ridge_readout``
     blocks(coding)                              (X, T) arrays, in row order
 
-``coding`` is a ``fastelm._targets.TargetCoding``; ``feature_map`` e.g. a ``_gram.HiddenMap``.
+``coding`` is a ``fastelm._targets.TargetCoding``; ``feature_map`` e.g. a ``_hidden.HiddenMap``.
+``RowSource`` writes the interface down.
 """
+import sys
+from typing import Protocol
+
 import numpy as np
 
 from ._gram import gram_sums, ridge_readout
+
+
+class RowSource(Protocol):
+    """What an estimator's fit asks of its training rows; ``ArrayRows`` and
+    ``fastelm.dask.DaskRows`` both implement it."""
+
+    distributed: bool  # rows live on Dask workers
+    sequential: bool  # learn chunk by chunk (OS-ELM on Dask)
+    n_rows: int | None  # None: unknown before a pass
+    n_features: int
+    y_ndim: int
+    n_outputs: int
+
+    def labels(self) -> np.ndarray:
+        """Sorted labels of y."""
+
+    def gram_sums(self, feature_map, coding):
+        """``GramSums`` of A = feature_map(X) and T = coding(y) over all rows."""
+
+    def ridge_readout(self, feature_map, coding, alpha):
+        """beta of the ridge readout on all rows, as ``fastelm._gram.ridge_readout``."""
+
+    def blocks(self, coding):
+        """Yields (X, T) arrays, in row order."""
 
 
 class ArrayRows:
@@ -52,7 +80,7 @@ class ArrayRows:
 
         Parameters
         ----------
-        feature_map : feature map, e.g. ``fastelm._gram.HiddenMap``
+        feature_map : feature map, e.g. ``fastelm._hidden.HiddenMap``
         coding : fastelm._targets.TargetCoding
 
         Returns
@@ -66,7 +94,7 @@ class ArrayRows:
 
         Parameters
         ----------
-        feature_map : feature map, e.g. ``fastelm._gram.HiddenMap``
+        feature_map : feature map, e.g. ``fastelm._hidden.HiddenMap``
         coding : fastelm._targets.TargetCoding
         alpha : float
 
@@ -143,3 +171,22 @@ def map_rows(func, X, dtype, n_columns, out_dtype):
     from .dask import map_rows as dask_map_rows
 
     return dask_map_rows(func, X, dtype, n_columns, out_dtype)
+
+
+def is_dask_input(*objs: object) -> bool:
+    """True when any argument is a Dask collection.
+
+    Imports nothing: if dask was never imported, nothing can be a Dask collection.
+
+    Parameters
+    ----------
+    *objs : objects
+
+    Returns
+    -------
+    bool
+    """
+    dask = sys.modules.get("dask")
+    if dask is None:
+        return False
+    return any(dask.is_dask_collection(obj) for obj in objs)

@@ -10,7 +10,8 @@ import os
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import (Interval, Options, StrOptions,  # noqa: F401
+from sklearn.utils._param_validation import (HasMethods, Interval, Options,  # noqa: F401
+                                             StrOptions,
                                              validate_parameter_constraints, validate_params)
 from sklearn.utils.validation import validate_data as _sklearn_validate_data
 

@@ -8,7 +8,7 @@
 
 A user's mistake (a missing folder or file, a bad option value, a damaged data file) is one
 line on stderr, naming the option or path, and exit status 2, here and in every
-``python -m fastelm.experiments.*`` command (``fastelm._command`` is their one shared
+``python -m fastelm.experiments.*`` command (``fastelm._cli`` is their one shared
 mechanism); ``FASTELM_TRACEBACK=1`` shows the traceback instead.
 """
 from __future__ import annotations
@@ -21,8 +21,8 @@ import sys
 import time
 from collections.abc import Sequence
 
-from ._command import (CommandError, check_option, check_output_dir, check_output_file,
-                       directory_option, run_command, seed_option)
+from ._cli import (CommandError, check_option, check_output_dir, check_output_file,
+                   directory_option, run_command, seed_option)
 
 # paper name → (experiment module, the keyword its run() takes for the data directory, the
 # command-line option that gives that directory)

@@ -48,12 +48,62 @@ if TYPE_CHECKING:
 Series = np.ndarray | Sequence[ArrayLike]
 
 __all__ = ["KINDS", "ConnectomeTransformer", "ledoit_wolf_covariances", "geometric_mean",
-           "as_series_list"]
+           "as_series_list", "sym_matrix_to_vec", "vec_to_sym_matrix"]
 
 KINDS = ("correlation", "partial correlation", "tangent")
 GMEAN_MAX_ITER, GMEAN_TOL = 30, 1e-7  # nilearn's settings of its tangent-space mean
 CHUNK = 32  # subjects per batched eigendecomposition (bounds memory: 3 stacks of CHUNK·M²)
 _syrk = get_blas_funcs("syrk", dtype=np.float64)
+
+
+def sym_matrix_to_vec(matrices: ArrayLike) -> np.ndarray:
+    """Symmetric matrices (..., M, M) -> their strict upper triangles (..., M(M−1)/2).
+
+    v = [C[i, j] for i < j] in ``np.triu_indices(M, k=1)`` (row-major) order: the one
+    vectorisation of connectomes in fastelm (the reader's connectivity features,
+    :class:`ConnectomeTransformer`, the deep comparators). nilearn's ``sym_matrix_to_vec``
+    holds the same values in another order (the strict lower triangle, row-major).
+
+    Parameters
+    ----------
+    matrices : array-like of shape (..., M, M)
+
+    Returns
+    -------
+    ndarray of shape (..., M(M−1)/2)
+    """
+    C = np.asarray(matrices)
+    if C.ndim < 2 or C.shape[-1] != C.shape[-2]:
+        raise ValueError(f"expected square matrices (..., M, M), got shape {C.shape}")
+    i, j = np.triu_indices(C.shape[-1], k=1)
+    return C[..., i, j]
+
+
+def vec_to_sym_matrix(vectors: ArrayLike, diagonal: float = 0.0) -> np.ndarray:
+    """Strict upper triangles (..., M(M−1)/2) -> symmetric matrices (..., M, M): the inverse of
+    :func:`sym_matrix_to_vec`, C[i, j] = C[j, i] = v_k, C[i, i] = ``diagonal``.
+
+    Parameters
+    ----------
+    vectors : array-like of shape (..., M(M−1)/2)
+    diagonal : float, default=0.0
+
+    Returns
+    -------
+    ndarray of shape (..., M, M)
+    """
+    v = np.asarray(vectors)
+    n_values = v.shape[-1] if v.ndim else -1
+    M = int(round((1 + np.sqrt(1 + 8 * max(n_values, 0))) / 2))
+    if v.ndim == 0 or M * (M - 1) // 2 != n_values:
+        raise ValueError(f"{n_values} values are not M(M-1)/2 for an integer M "
+                         "(a strict triangle of an M×M connectome)")
+    C = np.full(v.shape[:-1] + (M, M), diagonal, dtype=np.result_type(v.dtype, np.float64)
+                if v.dtype.kind in "biu" else v.dtype)
+    i, j = np.triu_indices(M, k=1)
+    C[..., i, j] = v
+    C[..., j, i] = v
+    return C
 
 
 def _n_threads(n_jobs):

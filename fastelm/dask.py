@@ -77,7 +77,9 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from ._gram import DirectLinksMap, GramSums, HiddenMap, gram_sums, is_dask_input, ridge_readout
+from ._gram import GramSums, gram_sums, ridge_readout
+from ._hidden import DirectLinksMap, HiddenMap
+from ._rows import is_dask_input
 from ._targets import TargetCoding, labels_1d
 
 if TYPE_CHECKING:
@@ -443,7 +445,7 @@ class DaskRows:
 
         Parameters
         ----------
-        feature_map : picklable feature map (e.g. ``fastelm._gram.HiddenMap``)
+        feature_map : picklable feature map (e.g. ``fastelm._hidden.HiddenMap``)
         coding : fastelm._targets.TargetCoding
 
         Returns

@@ -4,8 +4,8 @@ Pang, Huang, Zhang, Shu & Zhao (2020) classify with few labels by Tri-training (
 whose hidden layers are tuned by differential evolution. Each method here is one composition of
 pieces defined elsewhere, as ``SelfTrainingClassifier(estimator)`` is in scikit-learn:
 
-    strategy vote           fastelm.evolution.select_strategy (Algorithm 1, on D = L ∪ V)
-    base learner            a fastelm.evolution.DEELMClassifier, its DE fitness scored on V
+    strategy vote           fastelm.de_elm.select_strategy (Algorithm 1, on D = L ∪ V)
+    base learner            a fastelm.de_elm.DEELMClassifier, its DE fitness scored on V
     semi-supervised wrapper fastelm.semi_supervised.TriTrainingClassifier (Algorithm 2), on L ∪ U
 
 ``DEELMSSC`` is that composition; the three methods differ only in their presets, the default
@@ -29,12 +29,12 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted, check_X_y, column_or_1d
 
-from ._validation import check_positive_int, validate_data
 from ._hidden import check_generator
 from ._targets import one_hot
-from ._validation import NONNEGATIVE_INT, POSITIVE_INT, RANDOM_STATE, RandomState, StrOptions
-from .evolution import (STRATEGIES, DEELMClassifier, StrategySelection, scaling_factor,
-                        select_strategy, split_indices)
+from ._validation import (NONNEGATIVE_INT, POSITIVE_INT, RANDOM_STATE, RandomState, StrOptions,
+                          check_positive_int, validate_data)
+from .de_elm import (STRATEGIES, DEELMClassifier, StrategySelection, scaling_factor,
+                     select_strategy, split_indices)
 from .semi_supervised import TriTrainingClassifier, check_no_nan_marker, encode_labelled
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ class DEELMSSC(ClassifierMixin, BaseEstimator):
         defaults).
     strategy : {'auto', 'rand/1', 'best/1', 'best/2'}, default='auto'
         DE mutation of the base learners. 'auto' is the method's rule: the paper's vote
-        (:func:`fastelm.evolution.select_strategy`, Algorithm 1) over ``strategies`` on
+        (:func:`fastelm.de_elm.select_strategy`, Algorithm 1) over ``strategies`` on
         D = L ∪ V with the base learner's settings, or the sole candidate without a vote; a name
         skips the vote (the paper votes once per data set, offline: pass the winner here).
     n_selection_repeats : int, default=125
@@ -129,7 +129,7 @@ class DEELMSSC(ClassifierMixin, BaseEstimator):
     >>> import numpy as np
     >>> from sklearn.datasets import make_moons
     >>> from fastelm.deelm_ssc import DEELMSSC
-    >>> from fastelm.evolution import DEELMClassifier
+    >>> from fastelm.de_elm import DEELMClassifier
     >>> X, y = make_moons(300, noise=0.2, random_state=0)
     >>> y_semi = np.where(np.random.default_rng(0).random(300) < 0.7, -1, y)
     >>> base = DEELMClassifier(n_hidden=10, **DEELMSSC.preset)
@@ -179,7 +179,7 @@ class DEELMSSC(ClassifierMixin, BaseEstimator):
         """The paper's strategy vote (Algorithm 1) for this estimator's base learner on (X, y).
 
         ``n_selection_repeats`` random halvings of the labelled rows into L and V, one DE-ELM per
-        candidate in ``strategies`` on each (see :func:`fastelm.evolution.select_strategy`).
+        candidate in ``strategies`` on each (see :func:`fastelm.de_elm.select_strategy`).
 
         Parameters
         ----------
@@ -347,7 +347,7 @@ class DEELMSSCPlus(DEELMSSC):
     Examples
     --------
     >>> from fastelm.deelm_ssc import DEELMSSCPlus
-    >>> from fastelm.evolution import DEELMClassifier, scaling_factor
+    >>> from fastelm.de_elm import DEELMClassifier, scaling_factor
     >>> base = DEELMClassifier(n_hidden=30, **dict(DEELMSSCPlus.preset, f_min=0.3, f_max=0.5))
     >>> model = DEELMSSCPlus(base, random_state=0)   # fit(X, y) as DEELMSSC
     >>> round(scaling_factor(10, 20, "nonlinear", 0.2, 0.6), 6)     # the paper's check

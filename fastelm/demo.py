@@ -19,8 +19,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
 from . import datasets
-from ._command import (check_output_file, directory_option, positive_int_option, run_command,
-                       sklearn_seed_option)
+from ._cli import (check_output_file, directory_option, positive_int_option, run_command,
+                   sklearn_seed_option)
 from .elm import ELMClassifier, OSELMClassifier
 
 SETS = ["wdbc", "australian", "breast_cancer_wisconsin", "vote", "pima", "segment", "satimage",

@@ -16,11 +16,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs
-from ._gram import DirectLinksMap, gram_sums, is_dask_input
-from ._hidden import check_activation
+from ._gram import gram_sums
+from ._hidden import DirectLinksMap, check_activation
 from ._kernels.stream import logistic_rows, test_then_train
-from ._rls import RecursiveRidge, information_flops, woodbury_flops
+from ._recursive_ridge import RecursiveRidge, information_flops, woodbury_flops
 from ._ridge import RCOND_MIN
+from ._rows import is_dask_input
 from ._validation import DType, Interval, RandomState, StrOptions
 
 if TYPE_CHECKING:
@@ -496,8 +497,8 @@ class OSELMRegressor(RegressorOutputs, RegressorMixin, _DirectLinkedOSELM):
         Precision of the hidden layer and its products (the L×L solve is always float64).
     forgetting_factor : float in (0, 1], default=1
         λ: the readout is the ridge fit with row i of N weighted λ^(N−1−i), the ridge term
-        kept at alpha (``fastelm._rls``); the memory is about 1/(1 − λ) rows, the same for
-        any chunking. 1 is plain OS-ELM; may be changed between ``partial_fit`` calls.
+        kept at alpha (``fastelm._recursive_ridge``); the memory is about 1/(1 − λ) rows, the
+        same for any chunking. 1 is plain OS-ELM; may be changed between ``partial_fit`` calls.
     window : int or None, default=None
         Keep only the last ``window`` rows: after each chunk the rows that leave are removed
         exactly, so the model always equals the batch fit on the last ``window`` rows (which
@@ -552,8 +553,8 @@ class OSELMClassifier(ClassifierOutputs, ClassifierMixin, _DirectLinkedOSELM):
         Precision of the hidden layer and its products (the L×L solve is always float64).
     forgetting_factor : float in (0, 1], default=1
         λ: the readout is the ridge fit with row i of N weighted λ^(N−1−i), the ridge term
-        kept at alpha (``fastelm._rls``); the memory is about 1/(1 − λ) rows, the same for
-        any chunking. 1 is plain OS-ELM; may be changed between ``partial_fit`` calls.
+        kept at alpha (``fastelm._recursive_ridge``); the memory is about 1/(1 − λ) rows, the
+        same for any chunking. 1 is plain OS-ELM; may be changed between ``partial_fit`` calls.
     window : int or None, default=None
         Keep only the last ``window`` rows: after each chunk the rows that leave are removed
         exactly, so the model always equals the batch fit on the last ``window`` rows (which

@@ -23,7 +23,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import ClassifierOutputs, RegressorOutputs
-from ._rls import keep_last
+from ._recursive_ridge import keep_last
 from ._validation import NONNEGATIVE, POSITIVE_INT, DType, RandomState
 from .elm import _OSELM, partial_fit_classifier
 from .global_sensitivity import hidden_node_sensitivity

@@ -54,10 +54,11 @@ from sklearn.model_selection import ParameterGrid, check_cv
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs
-from ._gram import (BLOCK_BYTES, DirectLinksMap, GramSums, HiddenMap, dual_readout,
-                    gram_sums, is_dask_input, kernel_prefixes)
-from ._hidden import check_activation, check_dtype, check_generator, random_weights
+from ._gram import BLOCK_BYTES, GramSums, dual_readout, gram_sums, kernel_prefixes
+from ._hidden import (DirectLinksMap, HiddenMap, check_activation, check_dtype, check_generator,
+                      random_weights)
 from ._ridge import RCOND_MIN, add_to_diagonal, serial_blas_if_small, spd_solve
+from ._rows import is_dask_input
 from ._validation import DType, RandomState, check_memory, check_positive_int
 from .bls import BLSClassifier, BLSRegressor, _BLS, serial_if_small
 from .elm import ELMClassifier, ELMRegressor, _OSELM

@@ -21,13 +21,12 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, clone, is_classifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.tree import DecisionTreeClassifier
-from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ._hidden import check_generator
 from ._targets import check_two_classes
-from ._validation import NONNEGATIVE_INT, RANDOM_STATE, RandomState, validate_data
+from ._validation import HasMethods, NONNEGATIVE_INT, RANDOM_STATE, RandomState, validate_data
 
 if TYPE_CHECKING:
     from typing_extensions import Self

@@ -8,7 +8,7 @@ import types
 import pytest
 
 import fastelm
-from fastelm import _command, cli, demo
+from fastelm import _cli as _command, cli, demo
 from fastelm.experiments.bls_fmri import reproduce as bls_fmri
 from fastelm.experiments.de_elm_ssc import reproduce as de_elm_ssc
 from fastelm.experiments.fos_elm import reproduce as fos_elm

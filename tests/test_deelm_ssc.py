@@ -13,7 +13,7 @@ from sklearn.utils.estimator_checks import (check_estimator_cloneable,
                                             check_set_params, parametrize_with_checks)
 
 from fastelm import ELMClassifier, TriTrainingClassifier
-from fastelm.evolution import DEELMClassifier, scaling_factor, select_strategy
+from fastelm.de_elm import DEELMClassifier, scaling_factor, select_strategy
 from fastelm.deelm_ssc import (_SEED_BOUND, DEELMSSC, DEELMSSCPlus, FGridSearch, TriDEELM,
                                grid_search_f)
 

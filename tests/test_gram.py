@@ -4,8 +4,8 @@ import pickle
 import numpy as np
 import pytest
 
-from fastelm._gram import GramSums, HiddenMap, gram_sums, ridge_readout
-from fastelm._hidden import hidden_layer
+from fastelm._gram import GramSums, gram_sums, ridge_readout
+from fastelm._hidden import HiddenMap, hidden_layer
 from fastelm._ridge import ridge_fit
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import fastelm
 
 PACKAGE = Path(fastelm.__file__).resolve().parent
-LOW = {"_kernels", "_ridge", "_rls", "_hidden", "_gram", "_targets", "_rows", "_validation",
-       "_threads", "datasets", "metrics", "fmri"}
+LOW = {"_kernels", "_ridge", "_recursive_ridge", "_hidden", "_gram", "_targets", "_rows",
+       "_validation", "_threads", "datasets", "metrics", "fmri"}
 
 
 def _module_name(path):

@@ -20,8 +20,8 @@ from sklearn.datasets import make_regression
 from fastelm import BLSClassifier, BLSRegressor, ELMRegressor, OSELMRegressor
 from fastelm._hidden import check_activation
 from fastelm._kernels import de
-from fastelm._rls import RecursiveRidge
-from fastelm.evolution import BOUNDS, distinct_indices, evolve, prepare_splits
+from fastelm._recursive_ridge import RecursiveRidge
+from fastelm.de_elm import BOUNDS, distinct_indices, evolve, prepare_splits
 from fastelm.semi_supervised import _update_decision
 
 # ------------------------------------------------------------------ BLS enhancement groups
@@ -185,7 +185,7 @@ _FORMULAS = {  # mutant vector v from x_best and x = [x_r1, x_r2, x_r3, x_r4], b
 def test_each_strategy_name_gets_its_own_formula(name):
     """The user's strategy name reaches its own mutation formula (the expected vector is written
     by name, not by kernel code: kills two strategy codes made equal, e.g. BEST1 = BEST2 = 2)."""
-    from fastelm.evolution import STRATEGIES
+    from fastelm.de_elm import STRATEGIES
 
     rng = np.random.default_rng(5)
     NP, D, f = 6, 7, 0.6
@@ -204,7 +204,7 @@ def test_each_strategy_name_gets_its_own_formula(name):
 def test_each_selection_name_gets_its_own_rule(name, accepted):
     """A trial 50% worse in RMSE with a smaller norm: the paper's rule (smaller norm or smaller
     RMSE) accepts it, E-ELM's (RMSE first) refuses it; kills PAPER and EELM made equal."""
-    from fastelm.evolution import SELECTIONS
+    from fastelm.de_elm import SELECTIONS
 
     assert de.accepts(1.0, 1.0, 1.5, 0.5, SELECTIONS[name], 0.05, False) is accepted
 
@@ -435,7 +435,7 @@ def test_keep_last_trims_only_past_twice_the_kept_length(monkeypatch):
     """keep_last lets a record grow to 2·HISTORY_KEPT and only past that cuts it to the last
     HISTORY_KEPT entries, so a trim happens once per HISTORY_KEPT appends (kills '>' → '>=',
     '!=', '1 *' and '2 /', which trim early or at every append)."""
-    from fastelm import _rls
+    from fastelm import _recursive_ridge as _rls
 
     monkeypatch.setattr(_rls, "HISTORY_KEPT", 3)
     record, lengths = [], []

@@ -438,7 +438,7 @@ def test_an_endless_stream_does_not_grow_the_record_of_update_forms(monkeypatch)
     """``rls_.forms`` keeps the last HISTORY_KEPT to 2·HISTORY_KEPT chunks' forms (a service
     learning a stream for months must not grow a list per chunk), through partial_fit and the
     compiled prequential loop alike; FOS-ELM's node histories too."""
-    from fastelm import _rls
+    from fastelm import _recursive_ridge as _rls
     from fastelm.stream import prequential
 
     monkeypatch.setattr(_rls, "HISTORY_KEPT", 3)

@@ -3,7 +3,7 @@ import pytest
 from scipy.linalg import LinAlgWarning
 
 from fastelm._ridge import ridge_fit
-from fastelm._rls import RecursiveRidge
+from fastelm._recursive_ridge import RecursiveRidge
 
 
 def _reference(H, T, alpha):

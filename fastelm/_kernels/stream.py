@@ -4,8 +4,8 @@
 Per chunk of n rows, with A = g(XW + b) (or [X, g(XW + b)] with direct links), p columns:
 
 1. predict: the class index of the largest score of A beta (the first on ties, as argmax);
-2. learn, the information form of ``fastelm._rls.RecursiveRidge`` with the same operations in
-   the same order: forgetting (λ < 1) K ← λⁿ (K − alpha I) + alpha I + Aᵀ Λ A and
+2. learn, the information form of ``fastelm._recursive_ridge.RecursiveRidge`` with the same
+   operations in the same order: forgetting (λ < 1) K ← λⁿ (K − alpha I) + alpha I + Aᵀ Λ A and
    HᵀT ← λⁿ HᵀT + Aᵀ Λ T (Λ = diag λ^(n−1−j); K through √Λ A), else K ← K + AᵀA,
    HᵀT ← HᵀT + AᵀT; with a window, then K ← K − A_oᵀA_o, HᵀT ← HᵀT − A_oᵀT_o for the rows
    o that leave it;

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..._command import check_output_dir, directory_option, run_command, sklearn_seed_option
+from ..._cli import check_output_dir, directory_option, run_command, sklearn_seed_option
 from ...fmri import (CroppedSeriesWarning, ExcludedSubjectsWarning, load_roi_dataset,
                      make_synthetic_abide)
 from .models import FASTELM_MODELS, default_models, describe

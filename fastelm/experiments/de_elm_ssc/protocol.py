@@ -8,7 +8,7 @@ import numpy as np
 from ... import datasets as _datasets
 from ...deelm_ssc import F_GRID, DEELMSSC, DEELMSSCPlus, TriDEELM, grid_search_f
 from ...elm import ELMClassifier
-from ...evolution import DEELMClassifier
+from ...de_elm import DEELMClassifier
 from ...metrics import accuracy
 from ...semi_supervised import TriTrainingClassifier
 from .. import common

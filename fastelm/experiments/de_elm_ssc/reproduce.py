@@ -7,9 +7,9 @@ import time
 
 import numpy as np
 
-from ...evolution import StrategySelection
-from ..._command import (check_output_dir, directory_option, positive_int_option, run_command,
-                    seed_option)
+from ...de_elm import StrategySelection
+from ..._cli import (check_output_dir, directory_option, positive_int_option, run_command,
+                     seed_option)
 from ..common import limit_threads, load_available
 from .outputs import write_outputs
 from .protocol import (DATASETS, LABELS, grid_table, hidden_table, load, main_table,

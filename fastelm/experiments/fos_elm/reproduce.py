@@ -5,8 +5,8 @@ import time
 
 import numpy as np
 
-from ..._command import (check_output_dir, directory_option, positive_int_option, run_command,
-                    seed_option)
+from ..._cli import (check_output_dir, directory_option, positive_int_option, run_command,
+                     seed_option)
 from ..common import load_available, skipped_notes, summarize, write_table
 from ..common import progress as progress_bar
 from .outputs import check_claim, notes_text, plot_nodes, timings_text

@@ -1,4 +1,4 @@
-"""Exact removal, forgetting and new outputs of the recursive ridge (``fastelm._rls``).
+"""Exact removal, forgetting and new outputs of the recursive ridge (``fastelm._recursive_ridge``).
 
 Every stream is compared with the batch ridge fit on the rows the model should hold after
 EVERY chunk, so a wrong sign in one form shows at the chunk that used it.
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from fastelm._ridge import ridge_fit
-from fastelm._rls import RecursiveRidge
+from fastelm._recursive_ridge import RecursiveRidge
 
 
 def _data(n, L, m=2, seed=0):

@@ -16,9 +16,9 @@ from fastelm._hidden import ACTIVATIONS
 from fastelm._kernels import de
 from fastelm._ridge import ridge_fit
 from fastelm.elm import ELMClassifier, ELMRegressor
-from fastelm.evolution import (DEELMClassifier, DEELMRegressor, StrategySelection,
-                               distinct_indices, prepare_splits, scaling_factor, select_strategy,
-                               split_indices, tally)
+from fastelm.de_elm import (DEELMClassifier, DEELMRegressor, StrategySelection,
+                            distinct_indices, prepare_splits, scaling_factor, select_strategy,
+                            split_indices, tally)
 
 REPO = Path(__file__).resolve().parents[1]
 G = {"tanh": np.tanh, "sigmoid": lambda z: 1 / (1 + np.exp(-z)), "relu": lambda z: np.maximum(z, 0),
@@ -203,7 +203,7 @@ def test_sklearn_compatible(estimator, check):
 _THREADS_SCRIPT = textwrap.dedent("""
     import hashlib, json
     import numpy as np
-    import fastelm.evolution as ev
+    import fastelm.de_elm as ev
 
     rng = np.random.default_rng(0)
     X = rng.standard_normal((150, 6))
@@ -261,7 +261,7 @@ def test_eelm_rule_without_elitism_is_as_published(monkeypatch):
     """E-ELM (Zhu et al. 2005) keeps no elite: the fit's DE is replayed (same draws) and every
     individual of every generation is the trial exactly when ``accepts`` (E-ELM rule, no
     protection) says so; the run's best is replaced by a worse trial within the tolerance."""
-    import fastelm.evolution as ev
+    import fastelm.de_elm as ev
 
     X, y = _scaled(load_breast_cancer)
     calls, plain = [], ev.evolve

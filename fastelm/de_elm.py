@@ -421,7 +421,7 @@ class DEELMRegressor(RegressorOutputs, RegressorMixin, _DEELM):
     Examples
     --------
     >>> import numpy as np
-    >>> from fastelm.evolution import DEELMRegressor
+    >>> from fastelm.de_elm import DEELMRegressor
     >>> X = np.linspace(-1, 1, 200)[:, None]
     >>> y = np.sin(3 * X[:, 0])
     >>> DEELMRegressor(n_hidden=10, random_state=0).fit(X, y).score(X, y) > 0.99
@@ -501,7 +501,7 @@ class DEELMClassifier(ClassifierOutputs, ClassifierMixin, _DEELM):
     --------
     >>> from sklearn.datasets import load_breast_cancer
     >>> from sklearn.preprocessing import scale
-    >>> from fastelm.evolution import DEELMClassifier
+    >>> from fastelm.de_elm import DEELMClassifier
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> DEELMClassifier(random_state=0).fit(scale(X), y).score(scale(X), y) > 0.95
     True
