@@ -3,8 +3,8 @@
 An estimator's fit asks a *row source* for what the ridge readout needs (``fastelm._gram``) and
 never learns which implementation answered: ``ArrayRows`` (validated arrays, summed by
 ``fastelm._gram.gram_sums`` block by block) or ``fastelm.dask.DaskRows`` (the same sums per chunk
-on Dask workers, tree-added). ``dask_rows`` and ``map_rows`` import ``fastelm.dask`` lazily, so
-no estimator module imports Dask and ``fastelm.dask`` imports no estimator. A row source has
+on Dask workers, tree-added). ``fastelm.dask`` imports Dask only inside its functions and
+imports no estimator, so no estimator module imports Dask through this seam. A row source has
 ``distributed``, ``sequential`` (learn chunk by chunk), ``n_rows`` (None: unknown before a pass),
 ``n_features``, ``y_ndim``, ``n_outputs``, and
 
@@ -16,12 +16,12 @@ no estimator module imports Dask and ``fastelm.dask`` imports no estimator. A ro
 ``coding`` is a ``fastelm._targets.TargetCoding``; ``feature_map`` e.g. a ``_hidden.HiddenMap``.
 ``RowSource`` writes the interface down.
 """
-import sys
 from typing import Protocol
 
 import numpy as np
 
 from ._gram import gram_sums, ridge_readout
+from .dask import is_dask_input  # noqa: F401  (the estimators' test for Dask rows)
 
 
 class RowSource(Protocol):
@@ -171,22 +171,3 @@ def map_rows(func, X, dtype, n_columns, out_dtype):
     from .dask import map_rows as dask_map_rows
 
     return dask_map_rows(func, X, dtype, n_columns, out_dtype)
-
-
-def is_dask_input(*objs: object) -> bool:
-    """True when any argument is a Dask collection.
-
-    Imports nothing: if dask was never imported, nothing can be a Dask collection.
-
-    Parameters
-    ----------
-    *objs : objects
-
-    Returns
-    -------
-    bool
-    """
-    dask = sys.modules.get("dask")
-    if dask is None:
-        return False
-    return any(dask.is_dask_collection(obj) for obj in objs)

@@ -5,7 +5,7 @@ A ridge readout needs only sums over rows (``fastelm._gram.GramSums``, docs/algo
     n,   AᵀA = Σ_chunks AcᵀAc   (p×p),   AᵀT = Σ_chunks AcᵀTc   (p×m),   TᵀT
 
 so a fit splits across workers with no approximation. ``DaskRows`` is the Dask implementation
-of ``fastelm._gram``'s row-source interface (``ArrayRows`` is the in-memory one): for every row
+of the row-source interface (``fastelm._rows.RowSource``; ``ArrayRows`` is the in-memory one): for every row
 chunk of X (a dask array, a Zarr / HDF5 array wrapped by ``da.from_zarr`` / ``da.from_array``,
 or a dask DataFrame read from Parquet or CSV) a task on a worker applies the estimator's feature
 map and target coding and returns the chunk's ``GramSums`` (``fastelm._gram.gram_sums``, the
@@ -14,8 +14,8 @@ only one (p+m)² sum ever reaches this process; neither A nor X is gathered.
 
 This module knows no estimator class: an estimator hands it a feature map (``HiddenMap``) and a
 ``TargetCoding``, both pure picklable values, and gets sums back; estimators reach it only
-through ``fastelm._gram.dask_rows`` and ``fastelm._gram.map_rows`` (imported lazily), so
-``fastelm.elm`` and friends never import Dask. The estimators draw W and b exactly as in memory,
+through ``fastelm._rows`` (``dask_rows``, ``map_rows``, ``is_dask_input``), and this module
+imports Dask only inside its functions, so ``fastelm.elm`` and friends never import Dask. The estimators draw W and b exactly as in memory,
 so a Dask fit equals the in-memory fit of the same model on the same rows to round-off
 (float64: summing per-chunk Grams instead of one Gram changes only the order of additions).
 
@@ -65,11 +65,16 @@ Cross-validation and repeated runs fan out over a cluster with joblib's Dask bac
         cross_validate(ELMClassifier(n_hidden=500), X, y, cv=10, n_jobs=-1)
 
 (equivalently ``with joblib.parallel_config(backend="dask"):`` once a Client exists).
+
+Why one module of more than 600 lines: it is one concept, the Dask row source; its chunk
+functions, alignment of X and y, thread limits and entry points serve only ``DaskRows``, and
+split apart they would be modules no other code imports.
 """
 from __future__ import annotations
 
 import contextvars
 import os
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -79,7 +84,6 @@ from numpy.typing import ArrayLike, DTypeLike
 
 from ._gram import GramSums, gram_sums, ridge_readout
 from ._hidden import DirectLinksMap, HiddenMap
-from ._rows import is_dask_input
 from ._targets import TargetCoding, labels_1d
 
 if TYPE_CHECKING:
@@ -134,6 +138,25 @@ def options(**kwargs: Any) -> Iterator[None]:
 
 # ---------------------------------------------------------------------------------------------
 # per-chunk work (runs on the workers)
+
+def is_dask_input(*objs: object) -> bool:
+    """True when any argument is a Dask collection.
+
+    Imports nothing: if dask was never imported, nothing can be a Dask collection.
+
+    Parameters
+    ----------
+    *objs : objects
+
+    Returns
+    -------
+    bool
+    """
+    dask = sys.modules.get("dask")
+    if dask is None:
+        return False
+    return any(dask.is_dask_collection(obj) for obj in objs)
+
 
 def _as_float_2d(block, dtype):
     """A chunk of X (numpy, pandas, zarr/h5py slice) as a 2-D float array of ``dtype``."""
