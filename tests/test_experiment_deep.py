@@ -13,10 +13,10 @@ from sklearn.linear_model import RidgeClassifier
 from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_limits
 
-from fastelm.experiments.deep import (DEEP_MODELS, BrainNetCNNClassifier,
+from fastelm.connectome import sym_matrix_to_vec, vec_to_sym_matrix
+from fastelm.experiments.deep import (CONNECTOME_KINDS, DEEP_MODELS, BrainNetCNNClassifier,
                                       PopulationGCNClassifier, RidgeRFE, chebyshev_polynomials,
-                                      deep_models, plot_training_curves, population_graph,
-                                      vector_to_matrix)
+                                      deep_models, plot_training_curves, population_graph)
 from fastelm.fmri import connectivity_features, load_roi_dataset, make_synthetic_abide
 
 N_SUBJECTS, N_ROIS = 96, 20
@@ -62,22 +62,22 @@ def test_ridge_rfe_rejects_bad_parameters():
         RidgeRFE(2, alpha=0).fit(X, y)
 
 
-def test_vector_to_matrix_inverts_both_triangle_orders():
+def test_cnn_input_is_the_connectome_vec_to_sym_matrix_rebuilds():
+    """BrainNetCNN's M×M input: ``vec_to_sym_matrix`` of the connectivity features is the
+    Fisher-z correlation matrix with a zero diagonal, and ``sym_matrix_to_vec`` gives the
+    features back."""
     rng = np.random.default_rng(0)
     series = [rng.standard_normal((40, 6)) for _ in range(3)]
-    upper = np.array([connectivity_features(s) for s in series])  # fastelm.fmri's order
-    A = vector_to_matrix(upper, "upper")
+    upper = np.array([connectivity_features(s) for s in series])
+    A = vec_to_sym_matrix(upper)
     np.testing.assert_allclose(A, np.transpose(A, (0, 2, 1)))
     np.testing.assert_allclose(A[:, np.arange(6), np.arange(6)], 0.0)
     np.testing.assert_allclose(A[1], np.arctanh(np.clip(np.corrcoef(series[1].T), -1, 1 - 1e-7))
                                - np.diag(np.diag(np.arctanh(np.clip(
                                    np.corrcoef(series[1].T), -1, 1 - 1e-7)))))
-    mask = np.tril(np.ones((6, 6), dtype=bool), k=-1)  # nilearn's sym_matrix_to_vec order
-    np.testing.assert_allclose(vector_to_matrix(A[:, mask], "lower"), A)
+    np.testing.assert_array_equal(sym_matrix_to_vec(A), upper)
     with pytest.raises(ValueError, match=r"M\(M-1\)/2"):
-        vector_to_matrix(np.ones((2, 14)))
-    with pytest.raises(ValueError, match="triangle"):
-        vector_to_matrix(upper, "diagonal")
+        vec_to_sym_matrix(np.ones((2, 14)))
 
 
 def test_population_graph_and_chebyshev_basis():
@@ -124,7 +124,7 @@ def cnn(**kw):
     """A small BrainNetCNN for 20 ROIs and 70 training subjects (quick mode)."""
     return BrainNetCNNClassifier(**dict(dict(e2e_channels=(4,), e2n_channels=8, n2g_channels=16,
                                              hidden=(16,), learning_rate=1e-3, weight_decay=5e-4,
-                                             max_epochs=40, patience=8, triangle="upper"), **kw))
+                                             max_epochs=40, patience=8), **kw))
 
 
 def gcn(**kw):
@@ -197,17 +197,17 @@ def test_same_model_at_any_thread_count(abide, model):
 
 
 def test_fold_inputs_hook(abide):
-    """What the reproduction's fold loop asks of the two models: the CNN takes the triangle
-    order of the feature kind, the GCN the phenotype columns of the fold's subjects."""
+    """What the reproduction's fold loop asks of the two models: the CNN takes any connectome
+    kind as it is and refuses other features, the GCN the phenotype columns of the fold's
+    subjects."""
     X, y = abide["effect"][0], abide["effect"][1]
     models = deep_models(quick=True)
     assert set(models) == set(DEEP_MODELS)
     cnn_model = models["CCNN"]
     Xtr, Xte = X[:5], X[5:9]
-    assert cnn_model.fold_inputs("connectivity", Xtr, Xte) == (Xtr, Xte)  # the same objects
-    assert cnn_model.triangle == "upper"
-    cnn_model.fold_inputs("tangent", X[:5], X[5:9])
-    assert cnn_model.triangle == "lower"
+    for kind in CONNECTOME_KINDS:
+        assert cnn_model.fold_inputs(kind, Xtr, Xte) == (Xtr, Xte)  # the same objects
+    assert cnn_model.get_params() == deep_models(quick=True)["CCNN"].get_params()
     with pytest.raises(ValueError, match="timeseries"):
         cnn_model.fold_inputs("timeseries", X[:5], X[5:9])
     gcn_model = models["GCN"]

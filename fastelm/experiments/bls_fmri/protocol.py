@@ -185,9 +185,9 @@ def fit_timed(estimator, X, y):
 
 def model_inputs(estimator, features, kind, train, test, X_train, X_test):
     """One model's inputs of a fold: (X_train, X_test), except for a model with a
-    ``fold_inputs`` hook (the deep comparators of ``fastelm.experiments.deep``: the CNN takes
-    the triangle order of ``kind``, the GCN the site and sex columns ``features.phenotypes``
-    of the fold's subjects)."""
+    ``fold_inputs`` hook (the deep comparators of ``fastelm.experiments.deep``: the CNN checks
+    that ``kind`` is a connectome, the GCN takes the site and sex columns
+    ``features.phenotypes`` of the fold's subjects)."""
     if not hasattr(estimator, "fold_inputs"):
         return X_train, X_test
     P = features.phenotypes

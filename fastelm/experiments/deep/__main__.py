@@ -1,0 +1,6 @@
+"""``python -m fastelm.experiments.deep``: the deep comparators' command line."""
+import sys
+
+from .reproduce import main
+
+sys.exit(main())
