@@ -251,7 +251,8 @@ def test_every_help_is_plain_text_and_explains_seed(entry, capsys):
 
 @pytest.mark.parametrize("module", ["fastelm", "fastelm.experiments.fos_elm",
                                     "fastelm.experiments.bls_fmri",
-                                    "fastelm.experiments.de_elm_ssc", "fastelm.demo"])
+                                    "fastelm.experiments.de_elm_ssc",
+                                    "fastelm.experiments.deep", "fastelm.demo"])
 def test_python_dash_m_entry_points_start(module):
     """``python -m MODULE --help`` in a fresh interpreter: each entry point imports its main and
     exits 0 (``python -m fastelm`` once imported a ``main`` that had moved)."""

@@ -137,7 +137,7 @@ class BrainNetCNNClassifier(ClassifierMixin, BaseEstimator):
         try:
             A = vec_to_sym_matrix((X - self.mean_) / self.scale_)
         except ValueError as exc:
-            raise ValueError(f"X is not vectorised connectomes: {exc}") from None
+            raise ValueError(f"X's rows are not vectorised connectomes: {exc}") from None
         return torch.from_numpy(A.astype(np.float32)).unsqueeze(1)
 
     def fit(self, X, y):
