@@ -1,0 +1,302 @@
+"""BLS cross-validation: ``BLSRegressorCV`` and ``BLSClassifierCV`` choose the readout penalty C
+(and the direct links) from each split's Gram sums or kernel (docs/algorithms.md §5, "Penalty by
+cross-validation").
+
+A BLS layer is learned from its training rows, so by default each split fits its own layer and
+every C is scored from the split's sums of I = [X' | Z | E] (one Cholesky per C) or, when its
+training rows are fewer than the nodes, from the kernels of its rows' I (the dual form,
+``fastelm.model_selection._fold_sums.dual_grid``). Enhancement counts do not nest: only C (and
+the direct links) is searched. With ``shared_layer=True`` one layer serves every split: the
+primal training sums are S − S_f (all rows minus the split's validation rows), the dual system
+K[tr, tr] + C I with K = IIᵀ = X'X'ᵀ + [Z|E][Z|E]ᵀ, so both link settings share the layer
+(``_BLSCV``).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import ArrayLike
+from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
+
+from .._base import ClassifierOutputs, RegressorOutputs
+from .._gram import GramSums
+from .._validation import DType, RandomState
+from ..bls import BLSClassifier, BLSRegressor, _BLS, serial_if_small
+from ._fold_sums import _FoldData, dual_grid
+from ._search import _check_scorer, _SearchCV, _splits, check_bool_grid, check_grid
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+    from ._search import CV, Scoring
+
+# default BLS penalties: the paper's C, then 1e-6 … 1e2
+REGS = (2.0 ** -30,) + tuple(10.0 ** np.arange(-6, 3))
+
+
+# --------------------------------------------------------------------------- BLS
+
+
+def _row_sums(A, T):
+    """GramSums (float64) of readout inputs A (rows in memory) and targets T."""
+    A, T = A.astype(np.float64, copy=False), np.asarray(T, dtype=np.float64)
+    return GramSums(A.shape[0], A.T @ A, A.T @ T, T.T @ T)
+
+
+def _broad_sums(layer, Z, T):
+    """GramSums (float64) of a fitted BLS layer's readout inputs I = [Z | E] over rows Z."""
+    p = layer._n_nodes()
+    AtA, AtT = np.zeros((p, p)), np.zeros((p, T.shape[1]))
+    for r0, r1, block in layer._broad_blocks(Z):
+        block = block.astype(np.float64, copy=False)
+        AtA += block.T @ block
+        AtT += block.T @ T[r0:r1]
+    T = np.asarray(T, dtype=np.float64)
+    return GramSums(Z.shape[0], AtA, AtT, T.T @ T)
+
+
+def _broad_rows(layer, Z):
+    """I = [Z | E] (n × width) of a fitted BLS layer, whole."""
+    return next(layer._broad_blocks(Z, rows=max(Z.shape[0], 1)))[2]  # one block: not reused
+
+
+class _BLSCV(_SearchCV, _BLS):
+    """Broad Learning System with the readout penalty C chosen by cross-validation.
+
+    A BLS layer is learned from its training rows (input scaling, sparse autoencoders, shrink),
+    so each split fits its own layer — one BLS layer fit and one Gram sum of the split's training
+    rows — and every penalty of ``regs`` is then scored from those sums: one Cholesky (or, when
+    the training rows are fewer than the nodes, one dual n×n Cholesky) per penalty. The
+    enhancement weights are orthonormalised together and share one shrink, so enhancement
+    counts do not nest: only the penalty is searched. The refit on all rows at ``reg_`` is one
+    more BLS fit.
+
+    With ``shared_layer=True`` the layer, which never sees the labels, is fitted once on all
+    rows given to ``fit`` and serves every split and the refit: I = [X' | Z | E] of all n rows
+    is made once, and each split's readout is scored from its rows of I (primal: the sums of
+    all rows minus those of the split's validation rows) or of the kernel IIᵀ (dual: one n×n
+    kernel, K[tr, tr] and K[te, tr] per split; with direct links IIᵀ = X'X'ᵀ + [Z|E][Z|E]ᵀ,
+    so both link settings share one layer). A split's validation rows then inform the layer
+    (not its readout), as a scaler fitted before a search does; the refit solves at ``reg_``
+    on the same layer (its dual kernel reused), so the chosen C is that of the fitted layer.
+    """
+
+    _penalty, _size = "reg", None
+    # the grids (regs, direct_links) are checked by fit; the refit validates the rest
+    _parameter_constraints = {k: v for k, v in _BLS._parameter_constraints.items()
+                              if k not in ("reg", "direct_links")}
+
+    def __init__(self, n_windows: int = 10, nodes_per_window: int = 10,
+                 n_enhancement: int = 1000, shrink: float = 0.8, regs: Sequence[float] = REGS,
+                 sparse_lambda: float = 1e-3, preprocessing: str = "minmax",
+                 direct_links: bool | Sequence[bool] = False, cv: CV = None,
+                 scoring: Scoring = None, random_state: RandomState = None,
+                 dtype: DType = "float64", shared_layer: bool = False):
+        self.n_windows = n_windows
+        self.nodes_per_window = nodes_per_window
+        self.n_enhancement = n_enhancement
+        self.shrink = shrink
+        self.regs = regs
+        self.sparse_lambda = sparse_lambda
+        self.preprocessing = preprocessing
+        self.direct_links = direct_links  # type: ignore[assignment]  # a grid, not _BLS's bool
+        self.cv = cv
+        self.scoring = scoring
+        self.random_state = random_state
+        self.dtype = dtype
+        self.shared_layer = shared_layer
+
+    def _direct_links(self):
+        return self.__dict__.get("direct_links_", False)
+
+    @property
+    def reg(self) -> float:  # type: ignore[override]  # _BLS's reg, read-only: reg_
+        """The chosen penalty ``reg_``: the readout's C for ``fit``'s refit and increments."""
+        try:
+            return self.__dict__["reg_"]
+        except KeyError:
+            raise AttributeError("reg is chosen by fit (reg_)") from None
+
+    def _base(self, reg, direct_links):
+        names = ("n_windows", "nodes_per_window", "n_enhancement", "shrink", "sparse_lambda",
+                 "preprocessing", "random_state", "dtype")
+        return self._base_class(reg=reg, direct_links=direct_links,
+                                **{k: getattr(self, k) for k in names})
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
+        """Score every penalty of ``regs`` on every split (one BLS layer and Gram sum per
+        split), then fit the BLS on all rows at the best one (``reg_``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs) (classifiers: labels)
+
+        Returns
+        -------
+        self
+        """
+        regs = check_grid(self.regs, "regs")
+        links = check_bool_grid(self.direct_links, "direct_links")
+        for name in ("reg_", "direct_links_"):
+            self.__dict__.pop(name, None)
+        probe = self._base(regs[0], False)
+        dtype = probe._check_params()
+        X, T = self._validate_Xy(X, y, dtype, reset=True)
+        T = self._code_targets(T)
+        y = self._labels(y)
+        folds = _splits(self.cv, X, y, is_classifier(self))
+        self._check_classes(y, folds)
+        template = self._template()
+        scorer = _check_scorer(self.scoring, template)
+        self._alphas = regs
+        if not self.shared_layer:
+            link, a, _ = self._search(X, y, T, regs, None, links, scorer, folds, template)
+            del self._alphas
+            self.reg_, self.direct_links_ = regs[a], links[link]
+            return self._fit(X, y)
+        self.direct_links_ = any(links)
+        self._shared = {"work": self._fit_layer(X, y)}
+        try:
+            link, a, _ = self._search(X, y, T, regs, None, links, scorer, folds, template)
+            self.reg_ = regs[a]
+            return self._refit_shared(links[link])
+        finally:
+            del self._alphas, self._shared
+
+    def _shared_rows(self):
+        """I of every row, made once from the shared layer (columns [X' | Z | E])."""
+        if "I" not in self._shared:
+            self._shared["I"] = _broad_rows(self, self.feature_nodes_)
+        return self._shared["I"]
+
+    def _shared_kernel(self, link):
+        """IIᵀ (n×n, float64) of the shared layer with or without the direct links' X'X'ᵀ."""
+        key = ("K", bool(link))
+        if key not in self._shared:
+            I, d = self._shared_rows(), self._links()
+            if ("K", False) not in self._shared:  # column slices: syrk with a leading
+                ZE = I[:, d:].astype(np.float64, copy=False)  # dimension, no copy
+                self._shared["K", False] = ZE @ ZE.T
+            if link:
+                Xs = I[:, :d].astype(np.float64, copy=False)
+                self._shared[key] = self._shared["K", False] + Xs @ Xs.T
+        return self._shared[key]
+
+    def _shared_folds(self, T, folds, link, predictions):
+        """Each split's fold from the shared layer's rows of I (module and class docstrings)."""
+        I = self._shared_rows()
+        if not link:
+            I = I[:, self._links():]
+        width, work = I.shape[1], self._shared["work"]
+        if any(len(tr) >= width for tr, _ in folds):
+            total = _row_sums(I, T)
+        for tr, te in folds:
+            fold = _FoldData(tr, te, [width], False, work, A_val=I[te], T_val=T[te])
+            if len(tr) >= width:
+                fold.train_sums = total - _row_sums(I[te], T[te])
+            else:
+                K = self._shared_kernel(link)
+                fold.dual[width] = dual_grid(K[np.ix_(tr, tr)], K[np.ix_(te, tr)], T[tr],
+                                             T[te], self._alphas, False, predictions)
+            yield fold
+
+    def _refit_shared(self, link):
+        """The readout at ``reg_`` on the shared layer (without the X' columns when the
+        direct links were not chosen), its dual kernel reused."""
+        if not link and self._links():
+            self.feature_nodes_ = np.ascontiguousarray(self.feature_nodes_[:, self._links():])
+        self.direct_links_ = link
+        form = self._preferred_form()
+        kernel = self._shared_kernel(link) if form == "dual" else None
+        with serial_if_small(self._shared["work"]):
+            self.gram_ = self._build_gram(form, kernel)
+            return self._solve()
+
+    def _folds_data(self, X, y, T, folds, link, predictions):
+        if self.shared_layer:
+            yield from self._shared_folds(T, folds, link, predictions)
+            return
+        for tr, te in folds:
+            layer = self._base(1.0, link)  # the layer does not depend on the penalty
+            work = layer._fit_layer(X[tr], y[tr])
+            with serial_if_small(work):
+                yield self._fold(layer, X, T, tr, te, work, predictions)
+
+    def _fold(self, layer, X, T, tr, te, work, predictions):
+        """The split's fold: training sums when its rows are at least the nodes, else the dual
+        form's values from the kernels of the training rows' I (n_tr×n_tr, n_f×n_tr)."""
+        width = layer._n_nodes()
+        Z_val = layer._feature_nodes(layer._scale_inputs(X[te]))
+        A_val = _broad_rows(layer, Z_val)
+        fold = _FoldData(tr, te, [width], False, work, A_val=A_val, T_val=T[te])
+        if len(tr) >= width:
+            fold.train_sums = _broad_sums(layer, layer.feature_nodes_, layer.targets_)
+        else:
+            A = _broad_rows(layer, layer.feature_nodes_)
+            fold.dual[width] = dual_grid(A @ A.T, A_val @ A.T, layer.targets_, T[te],
+                                         self._alphas, False, predictions)
+        return fold
+
+
+_BLS_PARAMS_DOC = """
+    Parameters
+    ----------
+    n_windows, nodes_per_window, n_enhancement, shrink : int, int, int, float
+        As in ``BLSRegressor``.
+    sparse_lambda, preprocessing, random_state, dtype :
+        As in ``BLSRegressor``.
+    regs : sequence of float > 0, default=(2**-30, 1e-6, 1e-5, …, 1e2)
+        Readout penalties C searched (the paper's C = 2⁻³⁰ first).
+    direct_links : bool or list of bool, default=False
+        I = [X' | Z | E] (``BLSRegressor(direct_links=True)``); a list is searched.
+    cv, scoring :
+        As in ``ELMRegressorCV``.
+    shared_layer : bool, default=False
+        False: every split fits its own broad layer (scores equal ``GridSearchCV``'s). True:
+        the label-free layer is fitted once on all rows and shared by the splits and the refit
+        (one layer and one kernel instead of one per split and link setting; the validation
+        rows inform the layer, not the readout).
+
+    Attributes
+    ----------
+    reg_, direct_links_ : the chosen point (``reg_`` also readable as ``reg``, used by the
+        increments)
+    best_params_, best_score_, best_index_, cv_results_, n_splits_ : as in ``ELMRegressorCV``
+    every fitted attribute of ``BLSRegressor``, for the BLS refitted on all rows at ``reg_``
+"""
+
+
+class BLSRegressorCV(RegressorOutputs, RegressorMixin, _BLSCV):
+    __doc__ = """BLS regressor whose readout penalty is chosen by cross-validation: one broad
+    layer and Gram sum per split, every penalty from it (``_BLSCV``); every score equals
+    ``GridSearchCV`` over ``BLSRegressor`` with the same grid, splits and scorer.
+    """ + _BLS_PARAMS_DOC
+
+    _base_class = BLSRegressor
+
+    def _template(self):
+        view = BLSRegressor()
+        view._y_1d = self._y_1d
+        return view
+
+
+class BLSClassifierCV(ClassifierOutputs, ClassifierMixin, _BLSCV):
+    __doc__ = """BLS classifier whose readout penalty is chosen by cross-validation: one broad
+    layer and Gram sum per split, every penalty from it; every score equals ``GridSearchCV``
+    over ``BLSClassifier`` with the same grid, splits and scorer. On small, wide data
+    (connectomes) the paper's C = 2⁻³⁰ overfits and a larger C is chosen.
+    """ + _BLS_PARAMS_DOC + """    classes_ : sorted class labels
+    """
+
+    _base_class = BLSClassifier
+
+    def _code_targets(self, T):
+        return 2 * T - 1 if self.preprocessing == "reference" else T
+
+    def _template(self):
+        view = BLSClassifier(preprocessing=self.preprocessing)
+        view.classes_ = self.classes_
+        return view

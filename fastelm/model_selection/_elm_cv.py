@@ -1,0 +1,275 @@
+"""ELM cross-validation: ``ELMRegressorCV`` and ``ELMClassifierCV`` choose the ridge penalty,
+the hidden size and the direct links from one pass of Gram sums (docs/algorithms.md §1).
+
+Hidden sizes are prefixes: the readout inputs of an ELM with k nodes are the leading p_k columns
+of those of the largest layer (``fastelm._hidden.random_weights`` draws node by node), so the
+training sums S − S_f and validation sums S_f of the widest primal width (``fold_sums``) and
+one Cholesky per (fold, α) give every size (``prefix_ridge``, ``fastelm.model_selection._fold_sums``).
+
+A width above a fold's training rows takes the dual form (wide data: connectomes with direct
+links): one kernel K_p = A[:, :p] A[:, :p]ᵀ of all n rows, grown by column blocks of A over the
+nested widths (``fastelm._gram.kernel_prefixes``); per split, c from K_p[tr, tr] + αI and the
+validation scores K_p[te, tr] c; at the refit, β = Aᵀc by column blocks
+(``fastelm._gram.dual_readout``). Memory O(n² + n·block) per width; the primal sums are only
+formed up to the widest p ≤ n.
+
+Dask inputs (``fastelm.dask``): y is brought in (one pass) to make the splits; each chunk's
+task then returns the sums of its rows per test fold (``DaskRows.fold_gram_sums``), added in a
+tree, and a scorer's validation rows are selected chunk by chunk (``DaskRows.take``). KFold-like
+splits only (disjoint test folds, training rows their complement). When the dual form is needed
+the rows are few and are gathered, as the estimators do.
+
+The refit on all rows at the chosen point solves from the same total S: no further pass.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import ArrayLike
+from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
+
+from .._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs
+from .._gram import BLOCK_BYTES, dual_readout, kernel_prefixes
+from .._hidden import (DirectLinksMap, HiddenMap, check_activation, check_dtype, check_generator,
+                       random_weights)
+from .._rows import is_dask_input
+from .._validation import DType, RandomState, check_memory, check_positive_int
+from ..elm import ELMClassifier, ELMRegressor
+from ._fold_sums import _FoldData, dual_grid, dual_ridge, fold_sums, prefix_ridge
+from ._search import _check_scorer, _SearchCV, _splits, check_bool_grid, check_grid
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+    from ._search import CV, Scoring
+
+ALPHAS = tuple(10.0 ** np.arange(-6, 4))  # default ELM penalties 1e-6 … 1e3
+
+
+# --------------------------------------------------------------------------- ELM
+
+
+class _ELMCV(_SearchCV, BaseRandomLayerReadout):
+    _penalty, _size = "alpha", "n_hidden"
+    _parameter_constraints = {k: v for k, v in
+                              BaseRandomLayerReadout._parameter_constraints.items()
+                              if k != "alpha"}
+
+    def __init__(self, n_hidden: int = 100, activation: str = "tanh",
+                 alphas: Sequence[float] = ALPHAS, hidden_sizes: Sequence[int] | None = None,
+                 direct_links: bool | Sequence[bool] = False, cv: CV = None,
+                 scoring: Scoring = None, random_state: RandomState = None,
+                 dtype: DType = "float64"):
+        self.n_hidden = n_hidden
+        self.activation = activation
+        self.alphas = alphas
+        self.hidden_sizes = hidden_sizes
+        self.direct_links = direct_links
+        self.cv = cv
+        self.scoring = scoring
+        self.random_state = random_state
+        self.dtype = dtype
+
+    def _feature_map(self):
+        fmap = HiddenMap(self.W_, self.b_, check_activation(self.activation))
+        return DirectLinksMap(fmap, self.n_features_in_) if self.direct_links_ else fmap
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
+        """Score every (alpha, hidden size[, direct_links]) on every split from one pass of
+        Gram sums, then refit the best on all rows from the same sums.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or a Dask collection
+            (with y one too, or in memory)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs) (classifiers: labels)
+
+        Returns
+        -------
+        self
+        """
+        L = check_positive_int(self.n_hidden, "n_hidden")
+        code = check_activation(self.activation)
+        dtype = check_dtype(self.dtype)
+        alphas = check_grid(self.alphas, "alphas")
+        sizes = check_grid([L] if self.hidden_sizes is None else self.hidden_sizes,
+                           "hidden_sizes", integer=True, upper=L)
+        links = check_bool_grid(self.direct_links, "direct_links")
+        self._dask = None
+        if is_dask_input(X, y):
+            self._dask = self._training_rows(X, y, dtype, reset=True)
+            y = self._dask[0].targets()
+            T = self._dask[1](y)
+            X = np.empty((len(y), 0))  # folds and scorers need only the row count
+        else:
+            X, T = self._validate_Xy(X, y, dtype, reset=True)
+        n, d = len(T), self.n_features_in_
+        y = self._labels(y)
+        folds = _splits(self.cv, X, y, is_classifier(self))
+        self._check_classes(y, folds)
+        if self._dask is not None and self._width(max(sizes), d, any(links)) > min(
+                len(tr) for tr, _ in folds):  # the dual form: few rows, gathered
+            X, T = self._dask[0].gather(self._dask[1])
+            self._dask = None
+        widths = {self._width(k, d, link) for k in sizes for link in links}
+        top = max(sizes)  # nodes drawn one by one: the first top are those of any L ≥ top
+        check_memory(_cv_bytes(n, d, top, dtype, widths, min(len(tr) for tr, _ in folds),
+                               len(folds)), type(self).__name__,
+                     f"n_hidden={L}, max(hidden_sizes)={max(sizes)}")
+        template = self._template()
+        scorer = _check_scorer(self.scoring, template)
+        W, b = random_weights(check_generator(self.random_state), d, top, dtype)
+        self._layer, self._sizes, self._alphas = HiddenMap(W, b, code), sizes, alphas
+        self._totals: dict = {}
+        self._kernels: dict = {}
+        link, a, s = self._search(X, y, T, alphas, sizes, links, scorer, folds, template)
+        k = sizes[s]
+        self.alpha_, self.n_hidden_, self.direct_links_ = alphas[a], k, links[link]
+        self.W_, self.b_ = np.ascontiguousarray(W[:, :k]), b[:k].copy()
+        p = self._width(k, d, links[link])
+        if p <= n:  # primal, from the total sums (as wide as the widest p ≤ n)
+            beta = prefix_ridge(self._totals[links[link]], self.alpha_, [p])[:, 0]
+        else:  # dual, from the rows' kernel, beta = Aᵀc by column blocks
+            coef = dual_ridge(self._kernels[links[link]][p], T, self.alpha_)
+            beta = dual_readout(X, self._feature_map(), coef)
+        self.beta_ = np.ascontiguousarray(beta, dtype=dtype)
+        del self._layer, self._sizes, self._alphas, self._totals, self._kernels, self._dask
+        return self
+
+    @staticmethod
+    def _width(k, d, link):
+        return k + d if link else k
+
+    def _prefix_map(self, k, d, link):
+        """The feature map of the first k nodes (after the inputs with direct links)."""
+        layer = self._layer
+        fmap = HiddenMap(layer.W[:, :k], layer.b[:k], layer.activation)
+        return DirectLinksMap(fmap, d) if link else fmap
+
+    def _folds_data(self, X, y, T, folds, link, predictions):
+        """Per split, each width p in the form of the smaller order, as the estimators choose:
+
+        - primal (p ≤ training rows): training sums S − S_f and validation sums S_f from one
+          pass (the test folds' sums; rows in no test fold are summed once more), of the
+          widest such p only, so never wider than the rows; validation features only for a
+          scorer;
+        - dual (p > training rows): the kernel K_p of all rows (``kernel_prefixes``: one pass
+          over column blocks serves every nested width), K_p[tr, tr] for the solve and
+          K_p[te, tr] for the validation scores (``dual_grid``). K_p is kept for the refit.
+        """
+        n, d = len(T), self.n_features_in_
+        widths = [self._width(k, d, link) for k in self._sizes]
+        n_train = [len(tr) for tr, _ in folds]
+        primal = [k for k, p in zip(self._sizes, widths) if p <= max(n_train + [n])]
+        sums, pmap = [(None, None)] * len(folds), None
+        if primal:
+            pmap = self._prefix_map(max(primal), d, link)
+            self._totals[link], sums = fold_sums(X, T, folds, pmap, self._dask)
+        dual = [{} for _ in folds]
+        kernels = self._kernels.setdefault(link, {})
+        needed = [p for p in widths if p > min(n_train)]
+        if needed:
+            fmap = self._prefix_map(max(self._sizes), d, link)
+            for p, K in kernel_prefixes(X, fmap, needed):
+                if p > n:
+                    kernels[p] = K.copy()  # the refit's, when p is chosen
+                for f, (tr, te) in enumerate(folds):
+                    if len(tr) < p:
+                        dual[f][p] = dual_grid(K[np.ix_(tr, tr)], K[np.ix_(te, tr)], T[tr],
+                                               T[te], self._alphas, True, predictions)
+        work = float(n) * (pmap.width if pmap else 0) ** 2  # the Gram pass: small → serial
+        for (tr, te), (train_sums, val_sums), fold_dual in zip(folds, sums, dual):
+            fold = _FoldData(tr, te, widths, True, work, train_sums, val_sums, T_val=T[te],
+                             dual=fold_dual)
+            if predictions and pmap is not None:
+                fold.A_val = pmap.transform(X[te] if self._dask is None else
+                                            self._dask[0].take(te, pmap.dtype))
+            yield fold
+
+
+def _cv_bytes(n, d, L, dtype, widths, n_train, n_folds):
+    """The largest arrays of an ELM CV fit, in bytes: W and b, the primal form's float64 sums
+    (per test fold, the total, a split's training sums and a factor: (F + 3)·P², P the widest
+    width ≤ n) and the dual form's n×n kernels (one per width > n kept for the refit, the
+    running one and a split's two blocks) with one column block of A."""
+    primal = max([p for p in widths if p <= n], default=0)
+    kept = sum(p > n for p in widths)
+    dual = 8.0 * (kept + 3) * float(n) ** 2 + BLOCK_BYTES if max(widths) > n_train else 0.0
+    return (np.dtype(dtype).itemsize * (d + 1) * float(L)
+            + 8.0 * (n_folds + 3) * float(primal) ** 2 + dual)
+
+
+
+_ELM_PARAMS_DOC = """
+    Parameters
+    ----------
+    n_hidden : int, default=100
+        L, the nodes of the one random layer whose prefixes are searched.
+    activation : {'tanh', 'sigmoid', 'relu', 'sine', 'linear'}, default='tanh'
+        g in H = g(XW + b).
+    alphas : sequence of float > 0, default=(1e-6, 1e-5, …, 1e3)
+        Ridge penalties searched.
+    hidden_sizes : sequence of int in [1, n_hidden], optional
+        Hidden sizes searched: the first k nodes of the layer (``ELMRegressor(n_hidden=k,
+        random_state=s)`` has exactly those). Default: ``[n_hidden]``.
+    direct_links : bool or list of bool, default=False
+        A = [X, H] (the RVFL form, ``ELMRegressor(direct_links=True)``); a list is searched.
+    cv : int, cross-validation splitter or iterable, default=None
+        As ``sklearn.model_selection.check_cv``: 5 folds, stratified for classifiers.
+    scoring : str or callable, default=None
+        None: minus the mean squared error of the readout targets (one-hot for classifiers),
+        computed from the Gram sums. Otherwise a scikit-learn scorer, computed on each split's
+        predictions at every grid point (one more pass over each fold's rows).
+    random_state : int, numpy Generator or None
+        Seeds the layer, as in ``ELMRegressor``.
+    dtype : {'float64', 'float32'}, default='float64'
+        Precision of the hidden layer; the sums are combined and solved in float64.
+
+    Attributes
+    ----------
+    alpha_, n_hidden_, direct_links_ : the chosen point
+    best_params_, best_score_, best_index_ : as in ``GridSearchCV``
+    cv_results_ : dict in ``GridSearchCV``'s layout (``params``, ``param_*``,
+        ``split{k}_test_score``, ``mean_test_score``, ``std_test_score``, ``rank_test_score``)
+    n_splits_ : int
+    W_, b_, beta_ : the model refitted on every row at the chosen point (first ``n_hidden_``
+        nodes), from the same Gram sums
+"""
+
+
+class ELMRegressorCV(RegressorOutputs, RegressorMixin, _ELMCV):
+    __doc__ = """ELM regressor whose ridge penalty, hidden size (and direct links) are chosen by
+    cross-validation from one pass of Gram sums (module docstring); every score equals
+    ``GridSearchCV`` over ``ELMRegressor`` with the same grid, splits and scorer.
+    """ + _ELM_PARAMS_DOC + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastelm import ELMRegressorCV
+    >>> X = np.linspace(-1, 1, 300)[:, None]
+    >>> y = np.sin(3 * X[:, 0])
+    >>> model = ELMRegressorCV(n_hidden=60, hidden_sizes=[5, 20, 60], random_state=0).fit(X, y)
+    >>> sorted(model.best_params_)
+    ['alpha', 'n_hidden']
+    """
+
+    def _template(self):
+        view = ELMRegressor()
+        view._y_1d = self._y_1d
+        return view
+
+
+class ELMClassifierCV(ClassifierOutputs, ClassifierMixin, _ELMCV):
+    __doc__ = """ELM classifier whose ridge penalty, hidden size (and direct links) are chosen by
+    cross-validation from one pass of Gram sums (module docstring); every score equals
+    ``GridSearchCV`` over ``ELMClassifier`` with the same grid, splits and scorer. Every
+    training split must hold every class.
+    """ + _ELM_PARAMS_DOC + """    classes_ : sorted class labels
+    """
+
+    def _template(self):
+        view = ELMClassifier()
+        view.classes_ = self.classes_
+        return view
