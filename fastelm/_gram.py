@@ -42,7 +42,7 @@ class GramSums:
         Σ aᵢ tᵢᵀ.
     TtT : ndarray of shape (m, m)
         Σ tᵢ tᵢᵀ (for residuals: ||A beta − T||² = tr(TᵀT − 2 betaᵀAᵀT + betaᵀAᵀA beta)); None
-        where only AᵀA and AᵀT are used (``fastelm.model_selection.prefix_ridge``).
+        where only AᵀA and AᵀT are used (``fastelm.model_selection._fold_sums.prefix_ridge``).
 
     Notes
     -----

@@ -94,7 +94,7 @@ def random_weights(rng, n_features, n_hidden, dtype, scale=1.0):
     One (L, d+1) uniform matrix is drawn and node j is its row j: [W[:, j], b[j]]. The rows come
     out of the Generator in order, so the first k nodes of an L-node draw are exactly the k-node
     draw of the same seed (the prefix property: a hidden size chosen on prefixes of one layer,
-    ``fastelm.model_selection``, names a model ``n_hidden=k`` rebuilds).
+    ``fastelm.model_selection._elm_cv``, names a model ``n_hidden=k`` rebuilds).
 
     Parameters
     ----------

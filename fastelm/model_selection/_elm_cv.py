@@ -4,7 +4,7 @@ the hidden size and the direct links from one pass of Gram sums (docs/algorithms
 Hidden sizes are prefixes: the readout inputs of an ELM with k nodes are the leading p_k columns
 of those of the largest layer (``fastelm._hidden.random_weights`` draws node by node), so the
 training sums S − S_f and validation sums S_f of the widest primal width (``fold_sums``) and
-one Cholesky per (fold, α) give every size (``prefix_ridge``, ``fastelm.model_selection._fold_sums``).
+one Cholesky per (fold, α) give every size (``prefix_ridge``; both in ``_fold_sums``).
 
 A width above a fold's training rows takes the dual form (wide data: connectomes with direct
 links): one kernel K_p = A[:, :p] A[:, :p]ᵀ of all n rows, grown by column blocks of A over the
