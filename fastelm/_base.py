@@ -20,11 +20,12 @@ from sklearn.utils.validation import (_check_feature_names, _check_n_features, c
                                       column_or_1d)
 
 from ._gram import readout_block
-from ._hidden import HiddenMap, check_activation, check_dtype, check_generator, random_weights
+from ._hidden import (HiddenMap, check_activation, check_dtype, check_generator,
+                      check_weight_scale, random_weights)
 from ._rows import ArrayRows, dask_feature_probe, dask_rows, is_dask_input, map_rows
 from ._targets import TargetCoding, check_two_classes
-from ._validation import (ACTIVATION, DTYPE, NONNEGATIVE, POSITIVE_INT, RANDOM_STATE, DType,
-                          RandomState, check_memory, validate_data)
+from ._validation import (ACTIVATION, DTYPE, NONNEGATIVE, POSITIVE_INT, RANDOM_STATE,
+                          WEIGHT_SCALE, DType, RandomState, check_memory, validate_data)
 
 if TYPE_CHECKING:
     import dask.array
@@ -56,25 +57,31 @@ class BaseRandomLayerReadout(BaseEstimator):
     random_state : int, numpy Generator, RandomState or None
         Seeds W, b.
     dtype : {'float64', 'float32'}, default='float64'
+    weight_scale : 'auto' or float > 0, default='auto'
+        s in W ~ U(-s, s) (b ~ U(-1, 1) always); 'auto' is 1/√d.
 
     Attributes
     ----------
     W_ : ndarray of shape (d, L)
     b_ : ndarray of shape (L,)
+    weight_scale_ : float, the s W_ was drawn with
     beta_ : ndarray of shape (L, m)
     n_features_in_ : int
     """
 
     _parameter_constraints = {"n_hidden": POSITIVE_INT, "activation": ACTIVATION,
-                              "alpha": NONNEGATIVE, "random_state": RANDOM_STATE, "dtype": DTYPE}
+                              "alpha": NONNEGATIVE, "random_state": RANDOM_STATE, "dtype": DTYPE,
+                              "weight_scale": WEIGHT_SCALE}
 
     def __init__(self, n_hidden: int = 100, activation: str = "tanh", alpha: float = 1e-3,
-                 random_state: RandomState = None, dtype: DType = "float64"):
+                 random_state: RandomState = None, dtype: DType = "float64",
+                 weight_scale: str | float = "auto"):
         self.n_hidden = n_hidden
         self.activation = activation
         self.alpha = alpha
         self.random_state = random_state
         self.dtype = dtype
+        self.weight_scale = weight_scale
 
     def _check_params(self):
         """Check every parameter against ``_parameter_constraints`` (and the relations between
@@ -88,7 +95,9 @@ class BaseRandomLayerReadout(BaseEstimator):
         check_memory(fit_bytes(self.n_hidden, n_features, dtype, n_rows), type(self).__name__,
                      f"n_hidden={self.n_hidden}")
         rng = check_generator(self.random_state)
-        self.W_, self.b_ = random_weights(rng, n_features, self.n_hidden, dtype)
+        self.weight_scale_ = check_weight_scale(self.weight_scale, n_features)
+        self.W_, self.b_ = random_weights(rng, n_features, self.n_hidden, dtype,
+                                          self.weight_scale_)
         return rng
 
     def _feature_map(self):

@@ -3,6 +3,7 @@
 Randomness is drawn here with a numpy Generator, never inside a kernel, so that the same
 ``random_state`` gives the same W and b whatever the number of threads.
 """
+import math
 import numbers
 from dataclasses import dataclass
 
@@ -89,11 +90,13 @@ def check_generator(random_state):
 
 
 def random_weights(rng, n_features, n_hidden, dtype, scale=1.0):
-    """W ~ U(-scale, scale)^{d×L}, b ~ U(-scale, scale)^L, one hidden node at a time.
+    """W = s·U, U ~ U(-1, 1)^{d×L}, b ~ U(-1, 1)^L, one hidden node at a time.
 
-    One (L, d+1) uniform matrix is drawn and node j is its row j: [W[:, j], b[j]]. The rows come
-    out of the Generator in order, so the first k nodes of an L-node draw are exactly the k-node
-    draw of the same seed (the prefix property: a hidden size chosen on prefixes of one layer,
+    One (L, d+1) matrix of U(-1, 1) draws is drawn and node j is its row j: [W[:, j] / s, b[j]];
+    the W columns are then multiplied by s = ``scale``, so W ~ U(-s, s) while b stays U(-1, 1)
+    (s = 1 is the plain draw, bit for bit). The rows come out of the Generator in order, so the
+    first k nodes of an L-node draw are exactly the k-node draw of the same seed and scale (the
+    prefix property: a hidden size chosen on prefixes of one layer,
     ``fastelm.model_selection._elm_cv``, names a model ``n_hidden=k`` rebuilds).
 
     Parameters
@@ -103,15 +106,54 @@ def random_weights(rng, n_features, n_hidden, dtype, scale=1.0):
         d and L.
     dtype : numpy dtype
     scale : float, default=1.0
+        s, the half-width of the input weights' range (``weight_scale_``, see
+        ``check_weight_scale``).
 
     Returns
     -------
     W : ndarray of shape (d, L)
     b : ndarray of shape (L,)
     """
-    nodes = rng.uniform(-scale, scale, size=(n_hidden, n_features + 1))
-    W = np.ascontiguousarray(nodes[:, :n_features].T, dtype=dtype)
-    return W, nodes[:, n_features].astype(dtype)
+    nodes = rng.uniform(-1.0, 1.0, size=(n_hidden, n_features + 1))
+    return scale_weights(nodes[:, :n_features].T, scale, dtype), nodes[:, n_features].astype(dtype)
+
+
+def scale_weights(W, scale, dtype):
+    """s·W in ``dtype``, contiguous: ``random_weights``' last step, for a float64 unit draw W
+    (``random_weights(rng, d, L, np.float64)``) to be rescaled without drawing again.
+
+    Parameters
+    ----------
+    W : ndarray of shape (d, L), float64
+    scale : float
+    dtype : numpy dtype
+
+    Returns
+    -------
+    ndarray of shape (d, L)
+    """
+    return np.ascontiguousarray(W * scale, dtype=dtype)
+
+
+def check_weight_scale(weight_scale, n_features):
+    """The input weights' half-width s of a ``weight_scale`` parameter (already validated):
+    'auto' is 1/√d, so that each pre-activation x·w + b of standardised inputs has about the
+    same spread (std ≈ 0.8 with b ~ U(-1, 1)) whatever the number of inputs d
+    (docs/algorithms.md §1); a number is s itself.
+
+    Parameters
+    ----------
+    weight_scale : 'auto' or float > 0
+    n_features : int
+        d.
+
+    Returns
+    -------
+    float
+    """
+    if isinstance(weight_scale, str):  # 'auto'
+        return 1.0 / math.sqrt(n_features)
+    return float(weight_scale)
 
 
 def hidden_layer(X, W, b, activation_code):

@@ -21,6 +21,7 @@ POSITIVE_INT = [Interval(Integral, 1, None, closed="left")]
 NONNEGATIVE_INT = [Interval(Integral, 0, None, closed="left")]
 NONNEGATIVE = [Interval(Real, 0, np.inf, closed="left")]  # finite
 POSITIVE = [Interval(Real, 0, np.inf, closed="neither")]
+WEIGHT_SCALE = [StrOptions({"auto"}), *POSITIVE]  # finite
 FRACTION = [Interval(Real, 0, 1, closed="both")]
 OPEN_FRACTION = [Interval(Real, 0, 1, closed="neither")]
 ACTIVATION = [StrOptions(set(ACTIVATIONS))]

@@ -2,13 +2,16 @@
 
 DE-ELM (docs/algorithms.md §6; Pang, Huang, Zhang, Shu & Zhao (2020), semi-supervised
 classification based on DE and ELM (DE-ELM-SSC / DE-ELM-SSC+); E-ELM, Zhu et al. 2005). An individual theta = [W.ravel(), b] is the hidden layer of an ELM with
-``n_hidden`` nodes, bounds [-1, 1]. Its fitness: the ridge readout beta fitted on a training part
+``n_hidden`` nodes, W in [-s, s] and b in [-1, 1] (s = ``weight_scale_``; the paper's bounds are
+[-1, 1], s = 1). The DE runs on z = [W.ravel() / s, b] in [-1, 1]^D with the inputs sX: the same
+evolution, since mutation, crossover and clipping commute with a scale per coordinate and
+(sX)(W/s) = XW (to rounding; exactly the unscaled loop for s = 1). Its fitness: the ridge readout beta fitted on a training part
 L, the RMSE of the network on a validation part V, and ||beta||. Each generation t:
 
   mutation     rand/1  v = x_r1 + F(x_r2 − x_r3)
                best/1  v = x_best + F(x_r1 − x_r2)
                best/2  v = x_best + F(x_r1 − x_r2) + F(x_r3 − x_r4)
-  crossover    u_j = v_j if rand_j <= CR or j = j_rand, else x_j; then clip to [-1, 1]
+  crossover    u_j = v_j if rand_j <= CR or j = j_rand, else x_j; then clip to the bounds
   selection    'paper': u replaces x if ||beta_u|| < ||beta_x|| or RMSE_u < RMSE_x
                'eelm':  RMSE_x − RMSE_u > eps·RMSE_x, or
                         |RMSE_x − RMSE_u| < eps·RMSE_x and ||beta_u|| < ||beta_x||
@@ -45,7 +48,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
 
 from ._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs, fit_bytes
-from ._hidden import check_activation, check_generator
+from ._hidden import check_activation, check_generator, check_weight_scale
 from ._kernels import de as _de
 from ._ridge import ridge_fit
 from ._targets import TargetCoding
@@ -64,7 +67,14 @@ MIN_POP_SIZE = {"rand/1": 4, "best/1": 3, "best/2": 5}
 SELECTIONS = {"paper": _de.PAPER, "eelm": _de.EELM}
 F_SCHEDULES = ("constant", "linear", "nonlinear")
 READOUTS = ("train", "all")
-BOUNDS = (-1.0, 1.0)
+BOUNDS = (-1.0, 1.0)  # of z = [W / s, b]
+
+
+def unit_to_layer(z, n_weights, scale):
+    """Individuals z = [W.ravel() / s, b] of the DE's cube → [W.ravel(), b] (a copy)."""
+    theta = np.array(z, dtype=np.float64)
+    theta[..., :n_weights] *= scale
+    return theta
 
 
 def scaling_factor(t: int, n_generations: int, schedule: str = "nonlinear", f_min: float = 0.2,
@@ -254,7 +264,8 @@ class _DEELM(BaseRandomLayerReadout):
                  f_max: float = 0.6, f_constant: float = 0.5, selection: str = "paper",
                  eelm_tol: float = 0.02, elitism: bool = True,
                  validation_fraction: float = 0.5, readout: str = "train",
-                 random_state: RandomState = None, dtype: DType = "float64"):
+                 random_state: RandomState = None, dtype: DType = "float64",
+                 weight_scale: str | float = "auto"):
         self.n_hidden = n_hidden
         self.activation = activation
         self.alpha = alpha
@@ -273,6 +284,7 @@ class _DEELM(BaseRandomLayerReadout):
         self.readout = readout
         self.random_state = random_state
         self.dtype = dtype
+        self.weight_scale = weight_scale
 
     def _check_params(self, strategies=None):
         dtype = super()._check_params()
@@ -346,19 +358,20 @@ class _DEELM(BaseRandomLayerReadout):
         check_memory(8.0 * (2 * pop * (d + 1) * nh + len(X) * nh + 2.0 * pop * pop)
                      + fit_bytes(nh, d, dtype, len(train)), type(self).__name__,
                      f"n_hidden={nh}, pop_size={self.pop_size}")
-        data = prepare_splits(X, T, [(train, val)])
+        self.weight_scale_ = s = check_weight_scale(self.weight_scale, d)
+        data = prepare_splits(X * s, T, [(train, val)])  # z = [W / s, b] on sX (module doc)
         pop0 = rng.uniform(*BOUNDS, size=(1, int(self.pop_size), (d + 1) * nh))
         result = evolve(data, pop0, [rng], [STRATEGIES[self.strategy]],
                         **self._evolve_options())
         best = int(np.argmin(result.rmse[0]))
-        theta = result.population[0, best]
+        self.population_ = unit_to_layer(result.population[0], d * nh, s)
+        theta = self.population_[best]
         self.W_ = theta[:d * nh].reshape(d, nh).astype(dtype)
         self.b_ = theta[d * nh:].astype(dtype)
         rows = train if self.readout == "train" else np.concatenate([train, val])
         self.beta_ = ridge_fit(self._hidden(X[rows]), T[rows], self.alpha)
         self.validation_rmse_ = float(result.rmse[0, best])
         self.fitness_history_ = result.history[:, 0, :]
-        self.population_ = result.population[0]
         self.population_rmse_ = result.rmse[0]
         self.population_norm_ = result.norm[0]
         return self
@@ -407,10 +420,16 @@ class DEELMRegressor(RegressorOutputs, RegressorMixin, _DEELM):
         Seeds the split, the initial population and every DE draw.
     dtype : {'float64', 'float32'}, default='float64'
         Precision of the final model (the evolution itself always runs in float64).
+    weight_scale : 'auto' or float > 0, default='auto'
+        s: the initial population's input weights are drawn in U(-s, s) and the DE keeps them
+        in [-s, s]; the biases are drawn in U(-1, 1) and kept in [-1, 1]. 'auto' is 1/√d, as
+        in ``ELMRegressor``; 1.0 is the paper's [-1, 1] for every coordinate (the DE-ELM-SSC
+        presets).
 
     Attributes
     ----------
     W_, b_ : hidden layer (d×nh, nh) of the best individual of the last population
+    weight_scale_ : float, the s of the bounds [-s, s] of W
     beta_ : readout (nh×m), see ``readout``
     validation_rmse_ : its RMSE on V (readout fitted on L)
     fitness_history_ : ndarray (n_generations + 1, 2), per population (0 = initial) the best
@@ -485,10 +504,16 @@ class DEELMClassifier(ClassifierOutputs, ClassifierMixin, _DEELM):
         Seeds the split, the initial population and every DE draw.
     dtype : {'float64', 'float32'}, default='float64'
         Precision of the final model (the evolution itself always runs in float64).
+    weight_scale : 'auto' or float > 0, default='auto'
+        s: the initial population's input weights are drawn in U(-s, s) and the DE keeps them
+        in [-s, s]; the biases are drawn in U(-1, 1) and kept in [-1, 1]. 'auto' is 1/√d, as
+        in ``ELMRegressor``; 1.0 is the paper's [-1, 1] for every coordinate (the DE-ELM-SSC
+        presets).
 
     Attributes
     ----------
     W_, b_ : hidden layer (d×nh, nh) of the best individual of the last population
+    weight_scale_ : float, the s of the bounds [-s, s] of W
     beta_ : readout (nh×m), see ``readout``
     validation_rmse_ : its RMSE on V (readout fitted on L)
     fitness_history_ : ndarray (n_generations + 1, 2), per population (0 = initial) the best
@@ -592,6 +617,7 @@ def select_strategy(X: ArrayLike, y: ArrayLike, n_repeats: int = 125, *,
     rng = check_generator(est.random_state if random_state is None else random_state)
     seeds = np.random.SeedSequence(rng.integers(0, 2**63, size=4)).spawn(n_repeats)
     nh, d = int(est.n_hidden), X.shape[1]
+    X = X * check_weight_scale(est.weight_scale, d)  # the DE's cube, as in fit
     codes = [STRATEGIES[s] for s in strategies]
     options = est._evolve_options()
     rmse = np.empty((n_repeats, len(strategies)))

@@ -94,8 +94,8 @@ class DEELMSSC(ClassifierMixin, BaseEstimator):
     estimator : DEELMClassifier or None
         The base learner (cloned; its ``strategy`` and ``random_state`` are set in ``fit``).
         None: ``DEELMClassifier(**preset)``, the paper's settings for this method (``preset``:
-        constant F = 1 here; n_hidden 30, NP 20, CR 0.8, 20 generations are the DE-ELM's own
-        defaults).
+        constant F = 1 here, and weight_scale=1.0, the paper's bounds [-1, 1] for W and b;
+        n_hidden 30, NP 20, CR 0.8, 20 generations are the DE-ELM's own defaults).
     strategy : {'auto', 'rand/1', 'best/1', 'best/2'}, default='auto'
         DE mutation of the base learners. 'auto' is the method's rule: the paper's vote
         (:func:`fastelm.de_elm.select_strategy`, Algorithm 1) over ``strategies`` on
@@ -145,7 +145,7 @@ class DEELMSSC(ClassifierMixin, BaseEstimator):
     """
 
     #: DE settings of the default base learner
-    preset: dict[str, Any] = {"f_schedule": "constant", "f_constant": 1.0}
+    preset: dict[str, Any] = {"f_schedule": "constant", "f_constant": 1.0, "weight_scale": 1.0}
     #: the strategies strategy='auto' may choose from (one: no vote)
     strategies: tuple[str, ...] = ("rand/1", "best/1", "best/2")
 
@@ -327,7 +327,7 @@ class DEELMSSCPlus(DEELMSSC):
 
     Attributes and ``fit`` are those of :class:`DEELMSSC`; only the preset of the base learner
     differs: ``f_schedule='nonlinear'`` with Fmin = 0.2, Fmax = 0.6 (the paper's example 2; it
-    picks them per data set by validation accuracy, :func:`grid_search_f`).
+    picks them per data set by validation accuracy, :func:`grid_search_f`), weight_scale=1.0.
 
     Parameters
     ----------
@@ -354,7 +354,7 @@ class DEELMSSCPlus(DEELMSSC):
     0.448984
     """
 
-    preset = {"f_schedule": "nonlinear", "f_min": 0.2, "f_max": 0.6}
+    preset = {"f_schedule": "nonlinear", "f_min": 0.2, "f_max": 0.6, "weight_scale": 1.0}
 
 
 class TriDEELM(DEELMSSC):

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 # parameters fixed by the first partial_fit (a change in between would mix two models)
 _STREAM_FIXED = ("n_hidden", "activation", "alpha", "dtype", "window", "direct_links",
-                 "loss")
+                 "loss", "weight_scale")
 
 
 def _with_direct_links(model, layer):
@@ -43,9 +43,9 @@ class _ELM(BaseRandomLayerReadout):
 
     def __init__(self, n_hidden: int = 100, activation: str = "tanh", alpha: float = 1e-3,
                  direct_links: bool = False, random_state: RandomState = None,
-                 dtype: DType = "float64"):
+                 dtype: DType = "float64", weight_scale: str | float = "auto"):
         super().__init__(n_hidden=n_hidden, activation=activation, alpha=alpha,
-                         random_state=random_state, dtype=dtype)
+                         random_state=random_state, dtype=dtype, weight_scale=weight_scale)
         self.direct_links = direct_links
 
     def _feature_map(self):
@@ -87,9 +87,10 @@ class _OSELM(BaseRandomLayerReadout):
 
     def __init__(self, n_hidden: int = 100, activation: str = "tanh", alpha: float = 1e-3,
                  random_state: RandomState = None, dtype: DType = "float64",
-                 forgetting_factor: float = 1.0, window: int | None = None):
+                 forgetting_factor: float = 1.0, window: int | None = None,
+                 weight_scale: str | float = "auto"):
         super().__init__(n_hidden=n_hidden, activation=activation, alpha=alpha,
-                         random_state=random_state, dtype=dtype)
+                         random_state=random_state, dtype=dtype, weight_scale=weight_scale)
         self.forgetting_factor = forgetting_factor
         self.window = window
 
@@ -135,8 +136,8 @@ class _OSELM(BaseRandomLayerReadout):
         return self._partial_fit(X, y)
 
     def _forget(self):
-        for name in ("rls_", "W_", "b_", "classes_", "window_X_", "window_T_", "window_w_",
-                     "_grow"):
+        for name in ("rls_", "W_", "b_", "weight_scale_", "classes_", "window_X_", "window_T_",
+                     "window_w_", "_grow"):
             self.__dict__.pop(name, None)
 
     def _refuse_dask_stream(self):
@@ -359,10 +360,11 @@ class _DirectLinkedOSELM(_OSELM):
     def __init__(self, n_hidden: int = 100, activation: str = "tanh", alpha: float = 1e-3,
                  random_state: RandomState = None, dtype: DType = "float64",
                  forgetting_factor: float = 1.0, window: int | None = None,
-                 direct_links: bool = False):
+                 direct_links: bool = False, weight_scale: str | float = "auto"):
         super().__init__(n_hidden=n_hidden, activation=activation, alpha=alpha,
                          random_state=random_state, dtype=dtype,
-                         forgetting_factor=forgetting_factor, window=window)
+                         forgetting_factor=forgetting_factor, window=window,
+                         weight_scale=weight_scale)
         self.direct_links = direct_links
 
 
@@ -430,13 +432,19 @@ class ELMRegressor(RegressorOutputs, RegressorMixin, _ELM):
         form); beta_ then has d + L rows, X's first. With a selected penalty the model is then
         never worse than ridge on the inputs: on wide data the linear part is most of the signal.
     random_state : int, numpy Generator or None
-        Seeds W, b ~ U(-1, 1); the same seed gives the same model at any thread count.
+        Seeds W, b; the same seed gives the same model at any thread count.
     dtype : {'float64', 'float32'}, default='float64'
         Precision of the hidden layer and its products (the L×L solve is always float64).
+    weight_scale : 'auto' or float > 0, default='auto'
+        s in W ~ U(-s, s)^{d×L}; the biases stay b ~ U(-1, 1). 'auto' is s = 1/√d, which keeps
+        the pre-activations x·w + b of standardised inputs out of g's saturation whatever the
+        number of inputs d (docs/algorithms.md §1); 1.0 is the U(-1, 1) draw of Huang et al.
+        (2006). The s used is ``weight_scale_``.
 
     Attributes
     ----------
     W_, b_ : random input weights (d×L) and biases (L)
+    weight_scale_ : float, the s of W_ ~ U(-s, s)
     beta_ : readout (L×m; (d+L)×m with direct links)
 
     Examples
@@ -469,14 +477,19 @@ class ELMClassifier(ClassifierOutputs, ClassifierMixin, _ELM):
         form); beta_ then has d + L rows, X's first. With a selected penalty the model is then
         never worse than ridge on the inputs: on wide data the linear part is most of the signal.
     random_state : int, numpy Generator or None
-        Seeds W, b ~ U(-1, 1); the same seed gives the same model at any thread count.
+        Seeds W, b; the same seed gives the same model at any thread count.
     dtype : {'float64', 'float32'}, default='float64'
         Precision of the hidden layer and its products (the L×L solve is always float64).
+    weight_scale : 'auto' or float > 0, default='auto'
+        s in W ~ U(-s, s)^{d×L}; the biases stay b ~ U(-1, 1). 'auto' is s = 1/√d, which keeps
+        the pre-activations x·w + b of standardised inputs out of g's saturation whatever the
+        number of inputs d (docs/algorithms.md §1); 1.0 is the U(-1, 1) draw of Huang et al.
+        (2006). The s used is ``weight_scale_``.
 
     Attributes
     ----------
     classes_ : sorted class labels
-    W_, b_, beta_ : as in ELMRegressor; beta_ is L×n_classes
+    W_, b_, weight_scale_, beta_ : as in ELMRegressor; beta_ is L×n_classes
     """
 
 
@@ -492,7 +505,7 @@ class OSELMRegressor(RegressorOutputs, RegressorMixin, _DirectLinkedOSELM):
     alpha : float, default=1e-3
         Ridge penalty (1/C) of the readout.
     random_state : int, numpy Generator or None
-        Seeds W, b ~ U(-1, 1); the same seed gives the same model at any thread count.
+        Seeds W, b; the same seed gives the same model at any thread count.
     dtype : {'float64', 'float32'}, default='float64'
         Precision of the hidden layer and its products (the L×L solve is always float64).
     forgetting_factor : float in (0, 1], default=1
@@ -509,10 +522,16 @@ class OSELMRegressor(RegressorOutputs, RegressorMixin, _DirectLinkedOSELM):
         ``ELMRegressor``): the recursive ridge then runs on d + L columns, X's first, and
         ``beta_`` has d + L rows. A linear concept (a drifting hyperplane) is then tracked by
         the linear part, the hidden nodes adding what is not linear.
+    weight_scale : 'auto' or float > 0, default='auto'
+        s in W ~ U(-s, s)^{d×L}; the biases stay b ~ U(-1, 1). 'auto' is s = 1/√d, which keeps
+        the pre-activations x·w + b of standardised inputs out of g's saturation whatever the
+        number of inputs d (docs/algorithms.md §1); 1.0 is the U(-1, 1) draw of Huang et al.
+        (2006). The s used is ``weight_scale_``.
 
     Attributes
     ----------
-    W_, b_, beta_ : as in ELMRegressor (beta_ has d + L rows with direct links)
+    W_, b_, weight_scale_, beta_ : as in ELMRegressor (beta_ has d + L rows with direct
+        links); weight_scale is fixed by the first ``partial_fit``, as the layer is
     rls_ : RecursiveRidge, the K = AᵀA + alpha I, P = K⁻¹ and beta state (A = H, or [X, H])
 
     References
@@ -548,7 +567,7 @@ class OSELMClassifier(ClassifierOutputs, ClassifierMixin, _DirectLinkedOSELM):
     alpha : float, default=1e-3
         Ridge penalty (1/C) of the readout.
     random_state : int, numpy Generator or None
-        Seeds W, b ~ U(-1, 1); the same seed gives the same model at any thread count.
+        Seeds W, b; the same seed gives the same model at any thread count.
     dtype : {'float64', 'float32'}, default='float64'
         Precision of the hidden layer and its products (the L×L solve is always float64).
     forgetting_factor : float in (0, 1], default=1
@@ -577,6 +596,11 @@ class OSELMClassifier(ClassifierOutputs, ClassifierMixin, _DirectLinkedOSELM):
         regression (penalty alpha / 2). Rows far on the right side of the boundary weigh
         little, as in logistic regression; the model depends on the chunking, and
         ``forget`` and classes='grow' are not available.
+    weight_scale : 'auto' or float > 0, default='auto'
+        s in W ~ U(-s, s)^{d×L}; the biases stay b ~ U(-1, 1). 'auto' is s = 1/√d, which keeps
+        the pre-activations x·w + b of standardised inputs out of g's saturation whatever the
+        number of inputs d (docs/algorithms.md §1); 1.0 is the U(-1, 1) draw of Huang et al.
+        (2006). The s used is ``weight_scale_``.
 
     References
     ----------
@@ -591,11 +615,12 @@ class OSELMClassifier(ClassifierOutputs, ClassifierMixin, _DirectLinkedOSELM):
     def __init__(self, n_hidden: int = 100, activation: str = "tanh", alpha: float = 1e-3,
                  random_state: RandomState = None, dtype: DType = "float64",
                  forgetting_factor: float = 1.0, window: int | None = None,
-                 direct_links: bool = False, loss: str = "squared"):
+                 direct_links: bool = False, loss: str = "squared",
+                 weight_scale: str | float = "auto"):
         super().__init__(n_hidden=n_hidden, activation=activation, alpha=alpha,
                          random_state=random_state, dtype=dtype,
                          forgetting_factor=forgetting_factor, window=window,
-                         direct_links=direct_links)
+                         direct_links=direct_links, weight_scale=weight_scale)
         self.loss = loss
 
     def partial_fit(self, X: ArrayLike, y: ArrayLike,

@@ -63,10 +63,11 @@ class _FOSELM(_OSELM):
                  delta: float = 1e-3, min_nodes: int = 10, efast_samples: int = 1025,
                  efast_interference: int = 4, random_state: RandomState = None,
                  dtype: DType = "float64", forgetting_factor: float = 1.0,
-                 window: int | None = None):
+                 window: int | None = None, weight_scale: str | float = "auto"):
         super().__init__(n_hidden=n_hidden, activation=activation, alpha=alpha,
                          random_state=random_state, dtype=dtype,
-                         forgetting_factor=forgetting_factor, window=window)
+                         forgetting_factor=forgetting_factor, window=window,
+                         weight_scale=weight_scale)
         self.delta = delta
         self.min_nodes = min_nodes
         self.efast_samples = efast_samples
@@ -138,10 +139,13 @@ class FOSELMRegressor(RegressorOutputs, RegressorMixin, _FOSELM):
         As in the OS-ELM estimators.
     window : int or None, default=None
         As in the OS-ELM estimators (the rows leaving are removed on the alive nodes).
+    weight_scale : 'auto' or float > 0, default='auto'
+        As in the OS-ELM estimators: W ~ U(-s, s) with s = 1/√d for 'auto', b ~ U(-1, 1).
 
     Attributes
     ----------
     W_, b_, beta_ : the alive nodes' weights, biases and readout
+    weight_scale_ : float, the s of the initial layer's W ~ U(-s, s)
     node_ids_ : indices of the alive nodes in the initial layer
     n_nodes_history_ : alive nodes after each chunk (the last 10000 to 20000 chunks)
     pruned_history_ : initial-layer indices of the nodes pruned at each later chunk (idem)
@@ -187,10 +191,13 @@ class FOSELMClassifier(ClassifierOutputs, ClassifierMixin, _FOSELM):
         As in the OS-ELM estimators.
     window : int or None, default=None
         As in the OS-ELM estimators (the rows leaving are removed on the alive nodes).
+    weight_scale : 'auto' or float > 0, default='auto'
+        As in the OS-ELM estimators: W ~ U(-s, s) with s = 1/√d for 'auto', b ~ U(-1, 1).
 
     Attributes
     ----------
     W_, b_, beta_ : the alive nodes' weights, biases and readout
+    weight_scale_ : float, the s of the initial layer's W ~ U(-s, s)
     node_ids_ : indices of the alive nodes in the initial layer
     n_nodes_history_ : alive nodes after each chunk (the last 10000 to 20000 chunks)
     pruned_history_ : initial-layer indices of the nodes pruned at each later chunk (idem)

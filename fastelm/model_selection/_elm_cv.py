@@ -1,5 +1,6 @@
 """ELM cross-validation: ``ELMRegressorCV`` and ``ELMClassifierCV`` choose the ridge penalty,
-the hidden size and the direct links from one pass of Gram sums (docs/algorithms.md §1).
+the hidden size and the direct links from one pass of Gram sums (docs/algorithms.md §1), and
+the weight scale from one more pass per scale (W = s·U of the same unit draw U).
 
 Hidden sizes are prefixes: the readout inputs of an ELM with k nodes are the leading p_k columns
 of those of the largest layer (``fastelm._hidden.random_weights`` draws node by node), so the
@@ -23,7 +24,8 @@ The refit on all rows at the chosen point solves from the same total S: no furth
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from numbers import Real
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -33,9 +35,10 @@ from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
 from .._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs
 from .._gram import BLOCK_BYTES, dual_readout, kernel_prefixes
 from .._hidden import (DirectLinksMap, HiddenMap, check_activation, check_dtype, check_generator,
-                       random_weights)
+                       check_weight_scale, random_weights, scale_weights)
 from .._rows import is_dask_input
-from .._validation import DType, RandomState, check_memory, check_positive_int
+from .._validation import (WEIGHT_SCALE, DType, RandomState, check_memory, check_parameter,
+                           check_positive_int)
 from ..elm import ELMClassifier, ELMRegressor
 from ._fold_sums import _FoldData, dual_grid, dual_ridge, fold_sums, prefix_ridge
 from ._search import _check_scorer, _SearchCV, _splits, check_bool_grid, check_grid
@@ -48,20 +51,34 @@ if TYPE_CHECKING:
 ALPHAS = tuple(10.0 ** np.arange(-6, 4))  # default ELM penalties 1e-6 … 1e3
 
 
+def check_scale_grid(value):
+    """(scales, searched): [value] for one weight scale ('auto' or a number > 0), the list of
+    a sequence of them; InvalidParameterError naming ``weight_scale`` otherwise."""
+    if isinstance(value, (str, Real)) or not isinstance(value, Iterable):
+        return [check_parameter(value, "weight_scale", WEIGHT_SCALE)], False
+    values = [check_parameter(v, "weight_scale", WEIGHT_SCALE) for v in value]
+    if not values:
+        raise ValueError("weight_scale must be 'auto', a number > 0 or a non-empty list of "
+                         "them, got an empty one")
+    return values, True
+
+
 # --------------------------------------------------------------------------- ELM
 
 
 class _ELMCV(_SearchCV, BaseRandomLayerReadout):
     _penalty, _size = "alpha", "n_hidden"
+    # the grids (weight_scale among them) are checked by fit
     _parameter_constraints = {k: v for k, v in
                               BaseRandomLayerReadout._parameter_constraints.items()
-                              if k != "alpha"}
+                              if k not in ("alpha", "weight_scale")}
 
     def __init__(self, n_hidden: int = 100, activation: str = "tanh",
                  alphas: Sequence[float] = ALPHAS, hidden_sizes: Sequence[int] | None = None,
                  direct_links: bool | Sequence[bool] = False, cv: CV = None,
                  scoring: Scoring = None, random_state: RandomState = None,
-                 dtype: DType = "float64"):
+                 dtype: DType = "float64",
+                 weight_scale: str | float | Sequence[str | float] = "auto"):
         self.n_hidden = n_hidden
         self.activation = activation
         self.alphas = alphas
@@ -71,6 +88,7 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         self.scoring = scoring
         self.random_state = random_state
         self.dtype = dtype
+        self.weight_scale = weight_scale  # type: ignore[assignment]  # a grid
 
     def _feature_map(self):
         fmap = HiddenMap(self.W_, self.b_, check_activation(self.activation))
@@ -78,7 +96,7 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Score every (alpha, hidden size[, direct_links]) on every split from one pass of
-        Gram sums, then refit the best on all rows from the same sums.
+        Gram sums (per weight scale), then refit the best on all rows from the same sums.
 
         Parameters
         ----------
@@ -97,6 +115,7 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         sizes = check_grid([L] if self.hidden_sizes is None else self.hidden_sizes,
                            "hidden_sizes", integer=True, upper=L)
         links = check_bool_grid(self.direct_links, "direct_links")
+        scales, searched = check_scale_grid(self.weight_scale)
         self._dask = None
         if is_dask_input(X, y):
             self._dask = self._training_rows(X, y, dtype, reset=True)
@@ -116,27 +135,42 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         widths = {self._width(k, d, link) for k in sizes for link in links}
         top = max(sizes)  # nodes drawn one by one: the first top are those of any L ≥ top
         check_memory(_cv_bytes(n, d, top, dtype, widths, min(len(tr) for tr, _ in folds),
-                               len(folds)), type(self).__name__,
+                               len(folds), len(scales)), type(self).__name__,
                      f"n_hidden={L}, max(hidden_sizes)={max(sizes)}")
         template = self._template()
         scorer = _check_scorer(self.scoring, template)
-        W, b = random_weights(check_generator(self.random_state), d, top, dtype)
-        self._layer, self._sizes, self._alphas = HiddenMap(W, b, code), sizes, alphas
+        # one unit draw U; the layer of scale s is W = s·U (random_weights' own last step)
+        unit, b = random_weights(check_generator(self.random_state), d, top, np.float64)
+        self._unit, self._b, self._code, self._dtype = unit, b.astype(dtype), code, dtype
+        self._scales = [check_weight_scale(v, d) for v in scales]
+        self._use_scale(0)
+        self._sizes, self._alphas = sizes, alphas
         self._totals: dict = {}
         self._kernels: dict = {}
-        link, a, s = self._search(X, y, T, alphas, sizes, links, scorer, folds, template)
+        run, a, s = self._search(X, y, T, alphas, sizes, links, scorer, folds, template,
+                                 scales if searched else None)
+        scale, link = divmod(run, len(links))
         k = sizes[s]
         self.alpha_, self.n_hidden_, self.direct_links_ = alphas[a], k, links[link]
-        self.W_, self.b_ = np.ascontiguousarray(W[:, :k]), b[:k].copy()
-        p = self._width(k, d, links[link])
+        self.weight_scale_ = self._scales[scale]
+        self.W_ = scale_weights(unit[:, :k], self.weight_scale_, dtype)
+        self.b_ = self._b[:k].copy()
+        p, key = self._width(k, d, links[link]), (scale, links[link])
         if p <= n:  # primal, from the total sums (as wide as the widest p ≤ n)
-            beta = prefix_ridge(self._totals[links[link]], self.alpha_, [p])[:, 0]
+            beta = prefix_ridge(self._totals[key], self.alpha_, [p])[:, 0]
         else:  # dual, from the rows' kernel, beta = Aᵀc by column blocks
-            coef = dual_ridge(self._kernels[links[link]][p], T, self.alpha_)
+            coef = dual_ridge(self._kernels[key][p], T, self.alpha_)
             beta = dual_readout(X, self._feature_map(), coef)
         self.beta_ = np.ascontiguousarray(beta, dtype=dtype)
-        del self._layer, self._sizes, self._alphas, self._totals, self._kernels, self._dask
+        for name in ("_layer", "_unit", "_b", "_code", "_dtype", "_scales", "_scale", "_sizes",
+                     "_alphas", "_totals", "_kernels", "_dask"):
+            del self.__dict__[name]
         return self
+
+    def _use_scale(self, index):
+        """The layer of the searched weight scale ``index`` for the next passes."""
+        W = scale_weights(self._unit, self._scales[index], self._dtype)
+        self._scale, self._layer = index, HiddenMap(W, self._b, self._code)
 
     @staticmethod
     def _width(k, d, link):
@@ -166,9 +200,9 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         sums, pmap = [(None, None)] * len(folds), None
         if primal:
             pmap = self._prefix_map(max(primal), d, link)
-            self._totals[link], sums = fold_sums(X, T, folds, pmap, self._dask)
+            self._totals[self._scale, link], sums = fold_sums(X, T, folds, pmap, self._dask)
         dual = [{} for _ in folds]
-        kernels = self._kernels.setdefault(link, {})
+        kernels = self._kernels.setdefault((self._scale, link), {})
         needed = [p for p in widths if p > min(n_train)]
         if needed:
             fmap = self._prefix_map(max(self._sizes), d, link)
@@ -189,16 +223,17 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
             yield fold
 
 
-def _cv_bytes(n, d, L, dtype, widths, n_train, n_folds):
-    """The largest arrays of an ELM CV fit, in bytes: W and b, the primal form's float64 sums
-    (per test fold, the total, a split's training sums and a factor: (F + 3)·P², P the widest
-    width ≤ n) and the dual form's n×n kernels (one per width > n kept for the refit, the
-    running one and a split's two blocks) with one column block of A."""
+def _cv_bytes(n, d, L, dtype, widths, n_train, n_folds, n_scales=1):
+    """The largest arrays of an ELM CV fit, in bytes: the unit draw (float64) and W, b, the
+    primal form's float64 sums (per test fold, the total of each weight scale, a split's
+    training sums and a factor: (F + S + 2)·P², P the widest width ≤ n) and the dual form's
+    n×n kernels (per scale one per width > n kept for the refit, the running one and a split's
+    two blocks) with one column block of A."""
     primal = max([p for p in widths if p <= n], default=0)
-    kept = sum(p > n for p in widths)
+    kept = n_scales * sum(p > n for p in widths)
     dual = 8.0 * (kept + 3) * float(n) ** 2 + BLOCK_BYTES if max(widths) > n_train else 0.0
-    return (np.dtype(dtype).itemsize * (d + 1) * float(L)
-            + 8.0 * (n_folds + 3) * float(primal) ** 2 + dual)
+    return ((8 + np.dtype(dtype).itemsize) * (d + 1) * float(L)
+            + 8.0 * (n_folds + n_scales + 2) * float(primal) ** 2 + dual)
 
 
 
@@ -216,6 +251,10 @@ _ELM_PARAMS_DOC = """
         random_state=s)`` has exactly those). Default: ``[n_hidden]``.
     direct_links : bool or list of bool, default=False
         A = [X, H] (the RVFL form, ``ELMRegressor(direct_links=True)``); a list is searched.
+    weight_scale : 'auto', float > 0 or a list of them, default='auto'
+        s in W ~ U(-s, s), b ~ U(-1, 1) ('auto': 1/√d), as in ``ELMRegressor``; a list is
+        searched, one more pass of Gram sums per scale, each W = s·U of the same draw U (the
+        layer ``ELMRegressor(weight_scale=s, random_state=...)`` draws).
     cv : int, cross-validation splitter or iterable, default=None
         As ``sklearn.model_selection.check_cv``: 5 folds, stratified for classifiers.
     scoring : str or callable, default=None
@@ -230,6 +269,7 @@ _ELM_PARAMS_DOC = """
     Attributes
     ----------
     alpha_, n_hidden_, direct_links_ : the chosen point
+    weight_scale_ : float, the chosen s (best_params_ holds it as given, e.g. 'auto')
     best_params_, best_score_, best_index_ : as in ``GridSearchCV``
     cv_results_ : dict in ``GridSearchCV``'s layout (``params``, ``param_*``,
         ``split{k}_test_score``, ``mean_test_score``, ``std_test_score``, ``rank_test_score``)

@@ -118,18 +118,25 @@ class _SearchCV:
         y = np.asarray(y)
         return y.ravel() if is_classifier(self) and y.ndim == 2 else y
 
-    def _grid(self, penalties, sizes, links):
-        """(params list in ``ParameterGrid`` order, index tuples (link, penalty, size))."""
+    def _grid(self, penalties, sizes, links, scales=None):
+        """(params list in ``ParameterGrid`` order, index tuples (pass, penalty, size)).
+
+        A pass is one (weight scale, direct links) pair, numbered scale index · len(links) +
+        link index; ``scales`` (an ELM CV's searched weight scales, as given) or None.
+        """
         grid, index = {self._penalty: penalties}, {self._penalty: range(len(penalties))}
         if self._size:
             grid[self._size], index[self._size] = sizes, range(len(sizes))
         if not isinstance(self.direct_links, (bool, np.bool_)):
             grid["direct_links"], index["direct_links"] = links, range(len(links))
+        if scales is not None:
+            grid["weight_scale"], index["weight_scale"] = scales, range(len(scales))
         keys = sorted(grid)
         rows = []
         for combo in itertools.product(*(index[k] for k in keys)):
             where = dict(zip(keys, combo))
-            rows.append((where.get("direct_links", 0), where[self._penalty],
+            rows.append((where.get("weight_scale", 0) * len(links) +
+                         where.get("direct_links", 0), where[self._penalty],
                          where.get(self._size, 0)))
         return list(ParameterGrid(grid)), rows
 
@@ -142,12 +149,17 @@ class _SearchCV:
                 raise ValueError(f"cv: the training rows of split {k} lack classes "
                                  f"{missing.tolist()}; every training split needs every class")
 
-    def _search(self, X, y, T, penalties, sizes, links, scorer, folds, template):
-        """Score every grid point on every split; store cv_results_ and the best point."""
-        params, rows = self._grid(penalties, sizes, links)
+    def _search(self, X, y, T, penalties, sizes, links, scorer, folds, template, scales=None):
+        """Score every grid point on every split; store cv_results_ and the best point; returns
+        the best (pass, penalty, size) indices (``_grid``). With ``scales``, each scale's
+        passes follow ``self._use_scale(index)`` (an ELM CV's layer of that weight scale)."""
+        params, rows = self._grid(penalties, sizes, links, scales)
         n_splits = len(folds)
-        table = np.empty((len(links), len(penalties), len(sizes or [0]), n_splits))
-        for li, link in enumerate(links):
+        passes = list(itertools.product(range(len(scales or [None])), links))
+        table = np.empty((len(passes), len(penalties), len(sizes or [0]), n_splits))
+        for li, (scale, link) in enumerate(passes):
+            if scales is not None:
+                self._use_scale(scale)
             for k, fold in enumerate(self._folds_data(X, y, T, folds, link, scorer is not None)):
                 with serial_if_small(fold.work):
                     grid = _fold_grid(fold, penalties, scorer is not None)

@@ -181,11 +181,13 @@ def make_model(method, name, strategies, rng, s=None, n_hidden=None):
     cfg = (CONFIG if s is None else s["config"])[name]
     nh = cfg["n_hidden"] if n_hidden is None else n_hidden
     seed = _seed(rng)
+    # W, b ~ U(-1, 1), the paper's draw (weight_scale=1.0; the DE-ELMs' presets say it too)
     if method == "ELM":
-        return ELMClassifier(n_hidden=nh, alpha=common["alpha"], random_state=seed)
+        return ELMClassifier(n_hidden=nh, alpha=common["alpha"], random_state=seed,
+                             weight_scale=1.0)
     if method == "Tri-ELM":
-        return TriTrainingClassifier(ELMClassifier(n_hidden=nh, alpha=common["alpha"]),
-                                     random_state=seed)
+        return TriTrainingClassifier(ELMClassifier(n_hidden=nh, alpha=common["alpha"],
+                                                   weight_scale=1.0), random_state=seed)
     if method not in SSC_CLASSES:
         raise ValueError(f"unknown method {method!r}")
     cls = SSC_CLASSES[method]

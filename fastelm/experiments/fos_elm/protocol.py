@@ -137,11 +137,14 @@ def _models(cfg, seed_layer, seed_fresh, final_nodes=None):
     regression = cfg["task"] == "regression"
     FOS = FOSELMRegressor if regression else FOSELMClassifier
     OS = OSELMRegressor if regression else OSELMClassifier
+    # W, b ~ U(-1, 1), the paper's draw (weight_scale=1.0), whatever d
     if final_nodes is not None:
-        return OS(n_hidden=int(final_nodes), alpha=cfg["alpha"], random_state=seed_fresh)
+        return OS(n_hidden=int(final_nodes), alpha=cfg["alpha"], random_state=seed_fresh,
+                  weight_scale=1.0)
     fos = FOS(n_hidden=cfg["n_hidden"], alpha=cfg["alpha"], delta=cfg["delta"],
-              min_nodes=cfg["min_nodes"], random_state=seed_layer)
-    return fos, OS(n_hidden=cfg["n_hidden"], alpha=cfg["alpha"], random_state=seed_layer)
+              min_nodes=cfg["min_nodes"], random_state=seed_layer, weight_scale=1.0)
+    return fos, OS(n_hidden=cfg["n_hidden"], alpha=cfg["alpha"], random_state=seed_layer,
+                   weight_scale=1.0)
 
 
 def _score(model, X, y, regression):
