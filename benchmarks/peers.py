@@ -35,6 +35,8 @@ before any timing.
 
 Settings of the peers, and why they are comparable (each library keeps its own random weights):
 
+* fastelm runs at its defaults: W ~ U(-1/√d, 1/√d), b ~ U(-1, 1) (``weight_scale='auto'``;
+  docs/algorithms.md §1), alpha set to ALPHA for every library.
 * scikit-elm draws W from sklearn's GaussianRandomProjection (N(0, 1/L), no bias) and adds an
   intercept column to its solver; it solves the (L+1)×(L+1) system with ``scipy.linalg.solve``
   (``assume_a='sym'``). ``alpha`` is set to fastelm's.

@@ -455,3 +455,38 @@ def test_deelm_beats_elm_on_the_papers_uci_sets(name):
     elms = [_elm_rmse(ELMClassifier(n_hidden=30, random_state=s), X[tr], y[tr], X[va], Tv)
             for s in range(5)]
     assert model.validation_rmse_ < np.mean(elms)
+
+
+# --------------------------------------------------------------------------- weight scale
+
+
+def test_weight_scale_bounds_w_and_leaves_b_in_unit_range():
+    """W in [-s, s], b in [-1, 1]: the DE on z = [W/s, b] with inputs sX is the DE on X."""
+    X, y = load_wine(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    s = 1 / np.sqrt(X.shape[1])
+    kw = dict(n_hidden=8, pop_size=8, n_generations=6, random_state=2)
+    auto = DEELMClassifier(**kw).fit(X, y)
+    unit = DEELMClassifier(weight_scale=1.0, **kw).fit(X * s, y)  # the same DE, in z
+    assert auto.weight_scale_ == s and unit.weight_scale_ == 1.0
+    np.testing.assert_allclose(auto.W_, unit.W_ * s, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(auto.b_, unit.b_, rtol=1e-12, atol=1e-15)
+    assert auto.validation_rmse_ == pytest.approx(unit.validation_rmse_, rel=1e-12)
+    d_nh = X.shape[1] * 8
+    assert np.abs(auto.population_[:, :d_nh]).max() <= s
+    assert np.abs(auto.population_[:, d_nh:]).max() <= 1.0
+    assert np.abs(auto.population_[:, d_nh:]).max() > s  # the biases are not scaled
+    np.testing.assert_array_equal(auto.W_.ravel(), auto.population_[
+        np.argmin(auto.population_rmse_), :d_nh])
+
+
+def test_select_strategy_sees_the_weight_scale():
+    X, y = load_wine(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    s = 0.3
+    kw = dict(n_hidden=6, pop_size=6, n_generations=3)
+    scaled = select_strategy(X, y, 3, estimator=DEELMClassifier(weight_scale=s, **kw),
+                             random_state=0)
+    unit = select_strategy(X * s, y, 3, estimator=DEELMClassifier(weight_scale=1.0, **kw),
+                           random_state=0)
+    np.testing.assert_allclose(scaled.rmse, unit.rmse, rtol=1e-12)

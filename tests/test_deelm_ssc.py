@@ -280,3 +280,10 @@ def test_presets_are_the_papers():
     assert DEELMSSC.strategies == DEELMSSCPlus.strategies == ("rand/1", "best/1", "best/2")
     mine = DEELMClassifier(n_hidden=7)
     assert DEELMSSC(mine).base_learner().get_params() == mine.get_params()
+
+
+
+def test_presets_keep_the_papers_unit_bounds():
+    """The paper's DE-ELMs draw and bound every coordinate in [-1, 1]: weight_scale=1.0."""
+    for method in (DEELMSSC, DEELMSSCPlus, TriDEELM):
+        assert method().base_learner().weight_scale == 1.0

@@ -181,3 +181,74 @@ def test_import_compiles_no_kernel():
             "print(len(k.add_bias_activate.signatures))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "0"
+
+
+# --------------------------------------------------------------------------- weight scale
+
+from sklearn.utils._param_validation import InvalidParameterError  # noqa: E402
+
+from fastelm import FOSELMRegressor  # noqa: E402
+from fastelm.de_elm import DEELMClassifier  # noqa: E402
+
+
+def _former_layer(seed, d, L, dtype=np.float64):
+    """W, b as drawn before weight_scale (U(-1, 1) both)."""
+    nodes = np.random.default_rng(seed).uniform(-1.0, 1.0, size=(L, d + 1))
+    return np.ascontiguousarray(nodes[:, :d].T, dtype=dtype), nodes[:, d].astype(dtype)
+
+
+@pytest.mark.parametrize("Model", [ELMRegressor, OSELMRegressor])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_weight_scale_one_is_the_former_model(Model, dtype):
+    X, y = make_regression(n_samples=150, n_features=9, random_state=0)
+    model = Model(n_hidden=25, weight_scale=1.0, random_state=4, dtype=dtype).fit(X, y)
+    W0, b0 = _former_layer(4, 9, 25, np.dtype(dtype).type)
+    np.testing.assert_array_equal(model.W_, W0)
+    np.testing.assert_array_equal(model.b_, b0)
+    assert model.weight_scale_ == 1.0
+    H = np.tanh(X.astype(dtype) @ W0 + b0).astype(np.float64)
+    beta = np.linalg.solve(H.T @ H + 1e-3 * np.eye(25), H.T @ y)
+    np.testing.assert_allclose(model.predict(X), H @ beta, rtol=1e-4 if dtype == "float32"
+                               else 1e-8, atol=1e-3 if dtype == "float32" else 1e-8)
+
+
+@pytest.mark.parametrize("Model", [ELMRegressor, ELMClassifier, OSELMRegressor,
+                                   OSELMClassifier, FOSELMRegressor])
+def test_auto_weight_scale_is_one_over_root_d_of_the_same_draw(Model):
+    X, y = make_classification(n_samples=120, n_features=16, random_state=0)
+    auto = Model(n_hidden=20, random_state=7).fit(X, y)
+    unit = Model(n_hidden=20, random_state=7, weight_scale=1.0).fit(X, y)
+    assert auto.weight_scale == "auto" and auto.weight_scale_ == 0.25
+    np.testing.assert_array_equal(auto.W_, unit.W_ * 0.25)
+    np.testing.assert_array_equal(auto.b_, unit.b_)
+    given = Model(n_hidden=20, random_state=7, weight_scale=0.25).fit(X, y)
+    np.testing.assert_array_equal(given.W_, auto.W_)
+
+
+@pytest.mark.parametrize("Model", [ELMRegressor, OSELMClassifier, FOSELMRegressor,
+                                   DEELMClassifier])
+@pytest.mark.parametrize("bad", [0, -1.0, "x", np.nan, np.inf, None])
+def test_bad_weight_scales_raise_one_line_parameter_errors(Model, bad):
+    X, y = make_classification(n_samples=60, n_features=5, random_state=0)
+    with pytest.raises(InvalidParameterError, match="'weight_scale' parameter") as info:
+        Model(weight_scale=bad).fit(X, y)
+    assert "\n" not in str(info.value)
+
+
+def test_predictions_come_from_the_fitted_layer_alone():
+    X, y = make_regression(n_samples=100, n_features=4, random_state=1)
+    model = ELMRegressor(n_hidden=15, random_state=0).fit(X, y)
+    before = model.predict(X)
+    model.set_params(weight_scale=3.0)
+    np.testing.assert_array_equal(model.predict(X), before)
+
+
+def test_weight_scale_is_fixed_by_the_first_partial_fit():
+    X, y = make_regression(n_samples=100, n_features=4, random_state=1)
+    model = OSELMRegressor(n_hidden=15, random_state=0).partial_fit(X[:50], y[:50])
+    assert model.weight_scale_ == 0.5
+    model.set_params(weight_scale=1.0)
+    with pytest.raises(ValueError, match="weight_scale changed"):
+        model.partial_fit(X[50:], y[50:])
+    model.fit(X, y)  # starts afresh with the new scale
+    assert model.weight_scale_ == 1.0

@@ -116,3 +116,16 @@ def test_single_row_chunk_prunes_nothing():
     assert model.n_nodes_history_ == [40, 40]
     model.partial_fit(X[201:], y[201:])
     assert model.n_nodes_history_[-1] == 5
+
+
+
+def test_weight_scale_of_the_initial_layer_is_kept_by_pruning():
+    X, y = make_friedman2(n_samples=400, random_state=0)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    model = FOSELMRegressor(n_hidden=60, delta=0.05, random_state=1)
+    for start in range(0, 400, 100):
+        model.partial_fit(X[start:start + 100], y[start:start + 100])
+    unit = FOSELMRegressor(n_hidden=60, random_state=1, weight_scale=1.0).partial_fit(X, y)
+    assert model.weight_scale_ == 0.5 and model.n_nodes_ < 60
+    np.testing.assert_array_equal(model.W_, unit.W_[:, model.node_ids_] * 0.5)
+    np.testing.assert_array_equal(model.b_, unit.b_[model.node_ids_])

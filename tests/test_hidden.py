@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from fastelm._hidden import (ACTIVATIONS, check_activation, check_dtype, check_generator,
-                             hidden_layer, random_weights)
+                             check_weight_scale, hidden_layer, random_weights)
 from fastelm._kernels.hidden import activate_rows, add_bias_activate, add_bias_activate_serial
 
 REFERENCE = {
@@ -131,3 +131,39 @@ def test_random_weights_nest():
     W, b = random_weights(check_generator(4), 6, 50, np.float64)
     Wk, bk = random_weights(check_generator(4), 6, 17, np.float64)
     assert np.array_equal(W[:, :17], Wk) and np.array_equal(b[:17], bk)
+
+
+# --------------------------------------------------------------------------- weight scale
+
+
+def former_random_weights(rng, n_features, n_hidden, dtype):
+    """random_weights before weight_scale: W, b ~ U(-1, 1) from one (L, d+1) draw."""
+    nodes = rng.uniform(-1.0, 1.0, size=(n_hidden, n_features + 1))
+    return (np.ascontiguousarray(nodes[:, :n_features].T, dtype=dtype),
+            nodes[:, n_features].astype(dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_unit_scale_is_the_former_draw_bit_for_bit(dtype):
+    W, b = random_weights(np.random.default_rng(5), 7, 30, dtype, 1.0)
+    W0, b0 = former_random_weights(np.random.default_rng(5), 7, 30, dtype)
+    assert W.dtype == dtype and W.flags.c_contiguous
+    np.testing.assert_array_equal(W, W0)
+    np.testing.assert_array_equal(b, b0)
+
+
+def test_scale_multiplies_the_weights_not_the_biases():
+    s = check_weight_scale("auto", 16)
+    assert s == 0.25 and check_weight_scale(0.7, 16) == 0.7
+    W, b = random_weights(np.random.default_rng(1), 16, 40, np.float64, s)
+    W1, b1 = random_weights(np.random.default_rng(1), 16, 40, np.float64)
+    np.testing.assert_array_equal(W, W1 * s)
+    np.testing.assert_array_equal(b, b1)
+    assert np.abs(W).max() <= s and np.abs(b).max() > 0.9
+
+
+def test_prefix_property_holds_with_a_scale():
+    W, b = random_weights(np.random.default_rng(2), 5, 50, np.float64, 0.3)
+    Wk, bk = random_weights(np.random.default_rng(2), 5, 12, np.float64, 0.3)
+    np.testing.assert_array_equal(W[:, :12], Wk)
+    np.testing.assert_array_equal(b[:12], bk)

@@ -300,6 +300,9 @@ def test_cv_results_layout():
     (dict(alphas=[-1.0]), "alphas"), (dict(alphas=[np.nan]), "alphas"),
     (dict(hidden_sizes=[]), "hidden_sizes"), (dict(hidden_sizes=[5, 31]), "hidden_sizes"),
     (dict(hidden_sizes=[0]), "hidden_sizes"), (dict(direct_links="yes"), "direct_links"),
+    (dict(weight_scale=0), "weight_scale"), (dict(weight_scale=[1.0, -1.0]), "weight_scale"),
+    (dict(weight_scale=["auto", "x"]), "weight_scale"), (dict(weight_scale=[]), "weight_scale"),
+    (dict(weight_scale=np.inf), "weight_scale"), (dict(weight_scale=None), "weight_scale"),
     (dict(scoring="neg_log_loss"), "scoring"), (dict(scoring="no_such_score"), "scoring"),
 ])
 def test_bad_grids_raise_one_line_value_errors(params, name):
@@ -608,3 +611,40 @@ def test_dask_inputs_need_partition_folds_and_bls_refuses_them():
         ELMRegressorCV(n_hidden=20, cv=splits).fit(Xd, yd)
     with pytest.raises(TypeError, match="Dask"):
         BLSRegressorCV(n_enhancement=10).fit(Xd, yd)
+
+
+# --------------------------------------------------------------------------- weight scale
+
+
+@pytest.mark.parametrize("scoring", [None, "accuracy"])
+def test_weight_scales_searched_like_grid_search(scoring):
+    X, y = classification_data(d=9)
+    cv = StratifiedKFold(4, shuffle=True, random_state=0)
+    scales = ["auto", 1.0, 0.05]
+    sizes = [10, 40]
+    ours = ELMClassifierCV(n_hidden=40, alphas=ALPHAS, hidden_sizes=sizes, weight_scale=scales,
+                           direct_links=[False, True], cv=cv, scoring=scoring,
+                           random_state=5).fit(X, y)
+    grid = GridSearchCV(ELMClassifier(random_state=5),
+                        {"alpha": ALPHAS, "n_hidden": sizes, "weight_scale": scales,
+                         "direct_links": [False, True]},
+                        cv=cv, scoring=scoring or neg_mse_of_targets).fit(X, y)
+    assert_same_search(ours, grid)
+    assert list(ours.cv_results_["param_weight_scale"]) == [p["weight_scale"] for p in
+                                                            grid.cv_results_["params"]]
+    best = ELMClassifier(random_state=5, **ours.best_params_).fit(X, y)
+    assert ours.weight_scale_ == best.weight_scale_
+    np.testing.assert_array_equal(ours.W_, best.W_)
+    np.testing.assert_array_equal(ours.b_, best.b_)
+    np.testing.assert_allclose(ours.decision_function(X), best.decision_function(X),
+                               rtol=1e-9, atol=1e-9)
+
+
+def test_one_weight_scale_is_not_a_searched_parameter():
+    X, y = regression_data(d=16)
+    model = ELMRegressorCV(n_hidden=30, alphas=ALPHAS, random_state=0).fit(X, y)
+    assert "param_weight_scale" not in model.cv_results_
+    assert model.weight_scale_ == 0.25
+    refit = ELMRegressor(n_hidden=30, alpha=model.alpha_, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(model.W_, refit.W_)
+    np.testing.assert_allclose(model.predict(X), refit.predict(X), rtol=1e-9, atol=1e-9)
