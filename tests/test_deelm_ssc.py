@@ -86,8 +86,7 @@ def test_strategy_is_selected_on_l_and_v_and_recorded(data):
     y_D = np.concatenate([data["y"][labelled], data["y_val"]])
     seed = int(np.random.default_rng(3).integers(_SEED_BOUND))
     again = select_strategy(X_D, y_D, n_repeats=4, random_state=seed,
-                            estimator=DEELMClassifier(f_schedule="constant", f_constant=1.0,
-                                                      **SMALL))
+                            estimator=DEELMClassifier(**DEELMSSC.preset, **SMALL))
     np.testing.assert_allclose(again.rmse, sel.rmse)
     for h in clf.estimators_:
         assert isinstance(h, DEELMClassifier)
