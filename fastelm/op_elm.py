@@ -90,14 +90,11 @@ class _OPELM(_ELM):
         self.beta_[n_features:] = beta[is_node]
 
 
-class OPELMRegressor(RegressorOutputs, RegressorMixin, _OPELM):
-    """Optimally pruned ELM regressor: MRSR-ranked hidden nodes, the number kept by exact
-    leave-one-out error.
-
-    Parameters
+# the estimators' common Parameters section ({elm}: the ELM drawing the same layer)
+_PARAMETERS = """    Parameters
     ----------
     n_hidden : int, default=100
-        Hidden nodes L drawn (as ``ELMRegressor(n_hidden=L)`` draws them) before pruning.
+        Hidden nodes L drawn (as ``{elm}(n_hidden=L)`` draws them) before pruning.
     activation : {'tanh', 'sigmoid', 'relu', 'sine', 'linear'}, default='tanh'
         g in H = g(XW + b); 'tansig' is a synonym of 'tanh'.
     alpha : float, default=0
@@ -113,7 +110,18 @@ class OPELMRegressor(RegressorOutputs, RegressorMixin, _OPELM):
     max_nodes : int or None, default=None
         Rank at most this many readout inputs (all when None); k ≤ max_nodes.
 
-    Attributes
+"""
+
+
+def _parameters(elm):
+    return _PARAMETERS.replace("{elm}", elm)
+
+
+class OPELMRegressor(RegressorOutputs, RegressorMixin, _OPELM):
+    __doc__ = f"""Optimally pruned ELM regressor: MRSR-ranked hidden nodes, the number kept by exact
+    leave-one-out error.
+
+{_parameters('ELMRegressor')}    Attributes
     ----------
     ranking_ : ndarray of int
         Columns of A (H, or [X, H] with direct links) in the order MRSR ranked them.
@@ -145,29 +153,10 @@ class OPELMRegressor(RegressorOutputs, RegressorMixin, _OPELM):
 
 
 class OPELMClassifier(ClassifierOutputs, ClassifierMixin, _OPELM):
-    """Optimally pruned ELM classifier (one-hot least-squares targets; nodes ranked by MRSR
+    __doc__ = f"""Optimally pruned ELM classifier (one-hot least-squares targets; nodes ranked by MRSR
     on all class columns, the number kept by the PRESS of those targets).
 
-    Parameters
-    ----------
-    n_hidden : int, default=100
-        Hidden nodes L drawn (as ``ELMClassifier(n_hidden=L)`` draws them) before pruning.
-    activation : {'tanh', 'sigmoid', 'relu', 'sine', 'linear'}, default='tanh'
-        g in H = g(XW + b); 'tansig' is a synonym of 'tanh'.
-    alpha : float, default=0
-        Ridge penalty of the final readout on the kept nodes. 0 is OP-ELM's least squares,
-        the fit whose leave-one-out error chose them (the choice is always made with 0).
-    direct_links : bool, default=False
-        Rank the inputs with the hidden nodes, A = [X, g(XW + b)] (OP-ELM's linear neurons):
-        the kept inputs enter the readout linearly.
-    random_state : int, numpy Generator or None
-        Seeds W, b ~ U(-1, 1); the same seed gives the same model at any thread count.
-    dtype : {'float64', 'float32'}, default='float64'
-        Precision of the hidden layer and the readout (ranking and PRESS are float64).
-    max_nodes : int or None, default=None
-        Rank at most this many readout inputs (all when None); k ≤ max_nodes.
-
-    Attributes
+{_parameters('ELMClassifier')}    Attributes
     ----------
     classes_ : sorted class labels
     ranking_, press_, n_selected_, selected_, W_, b_ : as in OPELMRegressor
