@@ -7,8 +7,11 @@ import pickle
 
 import numpy as np
 import pytest
+from _helpers import CHUNKS
+from sklearn.datasets import make_regression
 
-from fastelm import FOSELMClassifier, FOSELMRegressor, OSELMClassifier, OSELMRegressor
+from fastelm import (ELMRegressor, FOSELMClassifier, FOSELMRegressor, OSELMClassifier,
+                     OSELMRegressor)
 from fastelm._ridge import ridge_fit
 
 
@@ -459,3 +462,24 @@ def test_an_endless_stream_does_not_grow_the_record_of_update_forms(monkeypatch)
         fos.partial_fit(X[start:start + 40], y[start:start + 40], classes=[0, 1])
     assert 3 <= len(fos.n_nodes_history_) <= 6 and 3 <= len(fos.pruned_history_) <= 6
     assert fos.n_nodes_history_[-1] == fos.n_nodes_ and len(fos.rls_.forms) <= 6
+
+
+# ------------------------------------------------------------------ OS-ELM after every chunk
+# Mutation kill-tests (marked ``mutant``): each kills a plausible one-line bug that a mutation
+# run planted and the rest of the suite let through, and names it (mutation/RESULTS.md).
+# A Woodbury-step bug hidden when a later information-form chunk re-solves beta; the
+# stream is compared with the batch fit after every chunk.
+
+
+@pytest.mark.mutant
+def test_oselm_equals_batch_elm_after_every_chunk():
+    X, y = make_regression(n_samples=sum(CHUNKS), n_features=6, noise=0.5, random_state=0)
+    y = y / y.std()
+    online = OSELMRegressor(n_hidden=40, alpha=1e-2, random_state=0)
+    start = 0
+    for n in CHUNKS:
+        online.partial_fit(X[start:start + n], y[start:start + n])
+        start += n
+        batch = ELMRegressor(n_hidden=40, alpha=1e-2, random_state=0).fit(X[:start], y[:start])
+        np.testing.assert_allclose(online.predict(X), batch.predict(X), rtol=1e-8, atol=1e-9,
+                                   err_msg=f"after {start} rows")
