@@ -10,7 +10,7 @@ import fastelm
 
 PACKAGE = Path(fastelm.__file__).resolve().parent
 LOW = {"_kernels", "_ridge", "_recursive_ridge", "_hidden", "_gram", "_targets", "_rows",
-       "_validation", "_threads", "datasets", "metrics", "fmri"}
+       "_validation", "_threads", "datasets", "metrics", "fmri", "connectome"}
 
 
 def _module_name(path):
