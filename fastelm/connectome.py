@@ -1,9 +1,21 @@
-"""Connectome features of ROI time series: correlation, partial correlation and tangent space.
+"""Connectome features of ROI time series: Fisher-z correlation, correlation, partial
+correlation and tangent space, all vectorised by one triangle convention.
+
+One convention: :func:`sym_matrix_to_vec` keeps the strict upper triangle of each symmetric
+M×M matrix in ``np.triu_indices(M, k=1)`` (row-major) order, M(M−1)/2 values, and
+:func:`vec_to_sym_matrix` inverts it. Every connectome vector of fastelm is in this order: the
+reader's :func:`connectivity_features` (``load_roi_dataset(features='connectivity')``) and
+:class:`ConnectomeTransformer`. nilearn's ``sym_matrix_to_vec(..., discard_diagonal=True)``
+holds the same values in another order (the strict lower triangle, row-major).
+
+:func:`connectivity_features` maps each subject's (T × M) series to arctanh(clip(r)) of its
+Pearson correlations r (no shrinkage), the classic functional-connectivity features.
 
 :class:`ConnectomeTransformer` is a scikit-learn transformer from a list of subjects' (T_i × M)
-series to one feature vector per subject. It computes the same values as nilearn's
+series to one feature vector per subject. It computes the values of nilearn's
 ``ConnectivityMeasure(kind=..., vectorize=True, discard_diagonal=True)`` (the field's
-standard; Varoquaux et al., MICCAI 2010; Abraham et al., NeuroImage 2017), faster:
+standard; Varoquaux et al., MICCAI 2010; Abraham et al., NeuroImage 2017), in the order above,
+faster:
 
 * every subject's covariance is the Ledoit-Wolf shrunk estimate (scikit-learn's
   ``LedoitWolf``): with X the centred series (T × M), S = XᵀX / T, μ = tr(S) / M and the
@@ -14,13 +26,6 @@ standard; Varoquaux et al., MICCAI 2010; Abraham et al., NeuroImage 2017), faste
   Riemannian) mean by nilearn's gradient descent (Fletcher & Joshi 2007, at most 30 steps,
   stopped when ‖mean_k log(G^{-1/2} C_k G^{-1/2})‖_F / M² < 1e-7, the step halved when the
   gradient norm grows), then for any subject log(W C W) with the whitening W = G^{-1/2}.
-
-:func:`connectivity_features` maps each subject's (T × M) series to arctanh(clip(r)) of its
-Pearson correlations r (no shrinkage), the reader's features, in :func:`sym_matrix_to_vec`
-order (the strict upper triangle, row-major).
-
-The transformer's features are the strict lower triangle of each matrix in row-major order
-(nilearn's ``sym_matrix_to_vec(..., discard_diagonal=True)``), M(M−1)/2 values.
 
 Why it is faster than nilearn's loop over subjects (measured on 126 and 764 ABIDE subjects ×
 200 ROIs in ``benchmarks/bench_connectome.py``): each gradient step of the geometric mean
@@ -365,12 +370,6 @@ def geometric_mean(C: np.ndarray, max_iter: int = GMEAN_MAX_ITER, tol: float = G
     return G
 
 
-def _lower(C):
-    i, j = np.tril_indices(C.shape[1], k=-1)
-    order = np.lexsort((j, i))  # row-major, as a boolean tril mask
-    return C[:, i[order], j[order]]
-
-
 class ConnectomeTransformer(TransformerMixin, BaseEstimator):
     """Subjects' ROI series -> vectorised connectomes (nilearn's ``ConnectivityMeasure`` values).
 
@@ -448,7 +447,7 @@ class ConnectomeTransformer(TransformerMixin, BaseEstimator):
                              f"{self.n_features_in_}")
         if self.kind == "tangent":
             C = _log_whitened(C, self.whitening_, n_jobs=self.n_jobs)
-        return _lower(C)
+        return sym_matrix_to_vec(C)
 
     def fit_transform(self, X: Series, y: object = None) -> np.ndarray:
         """fit then transform, computing each subject's covariance once."""
@@ -456,4 +455,4 @@ class ConnectomeTransformer(TransformerMixin, BaseEstimator):
         self._fit(C)
         if self.kind == "tangent":
             C = _log_whitened(C, self.whitening_, n_jobs=self.n_jobs)
-        return _lower(C)
+        return sym_matrix_to_vec(C)
