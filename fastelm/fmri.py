@@ -12,25 +12,13 @@ make_synthetic_abide   write synthetic subjects in exactly that layout (numpy on
 """
 
 from .connectome import connectivity_features
+from .datasets import _abide, _roi_dataset, _synthetic
 from .datasets import (MIN_LENGTH_FRACTION, MIN_TIMEPOINTS, PHENOTYPE_FILENAME, BadSubjectError,
                        CroppedSeriesWarning, ExcludedSubjectsWarning, FMRIFormatError,
                        PhenotypeError, PhenotypeMismatchError, find_roi_folder, load_roi_dataset,
                        make_synthetic_abide, read_phenotype, read_roi_file)
 
-__all__ = [
-    "FMRIFormatError",
-    "PhenotypeError",
-    "PhenotypeMismatchError",
-    "BadSubjectError",
-    "ExcludedSubjectsWarning",
-    "CroppedSeriesWarning",
-    "PHENOTYPE_FILENAME",
-    "MIN_TIMEPOINTS",
-    "MIN_LENGTH_FRACTION",
-    "find_roi_folder",
-    "read_roi_file",
-    "read_phenotype",
-    "connectivity_features",
-    "load_roi_dataset",
-    "make_synthetic_abide",
-]
+__all__ = ["connectivity_features"]
+__all__ += _abide.__all__
+__all__ += _roi_dataset.__all__
+__all__ += _synthetic.__all__

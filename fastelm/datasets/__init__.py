@@ -37,6 +37,7 @@ One module per source: ``_base`` (shared readers), ``_uci``, ``_mnist`` (IDX fil
 ``_synthetic``; ``_catalog`` names them all.
 """
 
+from . import _abide, _roi_dataset, _synthetic
 from ._abide import (PHENOTYPE_FILENAME, FMRIFormatError, PhenotypeError, PhenotypeMismatchError,
                      find_roi_folder, read_phenotype, read_roi_file)
 from ._base import DataFormatError, DataNotFoundError, get_data_home
@@ -65,19 +66,8 @@ __all__ = [
     "load_vote",
     "load_wdbc",
     "read_idx",
-    # ABIDE-layout ROI series (also in fastelm.fmri)
-    "FMRIFormatError",
-    "PhenotypeError",
-    "PhenotypeMismatchError",
-    "BadSubjectError",
-    "ExcludedSubjectsWarning",
-    "CroppedSeriesWarning",
-    "PHENOTYPE_FILENAME",
-    "MIN_TIMEPOINTS",
-    "MIN_LENGTH_FRACTION",
-    "find_roi_folder",
-    "read_roi_file",
-    "read_phenotype",
-    "load_roi_dataset",
-    "make_synthetic_abide",
 ]
+# ABIDE-layout ROI series (also public in fastelm.fmri)
+__all__ += _abide.__all__
+__all__ += _roi_dataset.__all__
+__all__ += _synthetic.__all__

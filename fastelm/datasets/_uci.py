@@ -119,6 +119,17 @@ def _read_table(path, name, sep=None):
     return _read_rows(path, _SHAPES[Path(path).name], _SOURCES[name].origin, sep)
 
 
+
+def _table_with_unknowns(name, data_home, missing):
+    """``(path, rows)`` of a comma separated table whose '?' are unknown values (class in
+    the first column): ``missing='drop'`` leaves out the rows with a '?'."""
+    _check_choice(missing, "missing", ("category", "drop"))
+    kind, path = _resolve(name, data_home)
+    table = _read_table(path, name, sep=",")
+    if missing == "drop":
+        table = table[~(table[:, 1:] == "?").any(axis=1)]
+    return path, table
+
 # ---------------------------------------------------------------------------------------
 # Loaders
 # ---------------------------------------------------------------------------------------
@@ -247,11 +258,7 @@ def load_vote(*, data_home: PathLike | None = None, categorical: str = "onehot",
     data : Bunch
         0 = 'democrat', 1 = 'republican'.
     """
-    _check_choice(missing, "missing", ("category", "drop"))
-    kind, path = _resolve("vote", data_home)
-    table = _read_table(path, "vote", sep=",")
-    if missing == "drop":
-        table = table[~(table[:, 1:] == "?").any(axis=1)]
+    path, table = _table_with_unknowns("vote", data_home, missing)
     votes = _categories(("n", "?", "y"), ("n", "unknown", "y"))
     data, names = _encode(table[:, 1:], [(f, votes) for f in _VOTE_FEATURES], categorical,
                           str(path))
@@ -336,11 +343,7 @@ def load_mushroom(*, data_home: PathLike | None = None, categorical: str = "oneh
     data : Bunch
         0 = 'edible', 1 = 'poisonous'.
     """
-    _check_choice(missing, "missing", ("category", "drop"))
-    kind, path = _resolve("mushroom", data_home)
-    table = _read_table(path, "mushroom", sep=",")
-    if missing == "drop":
-        table = table[~(table[:, 1:] == "?").any(axis=1)]
+    path, table = _table_with_unknowns("mushroom", data_home, missing)
     attributes = []
     for name, letters in _MUSHROOM_ATTRIBUTES:
         labels = ["missing" if c == "?" else c for c in letters]
