@@ -82,7 +82,7 @@ ADMM_ITERATIONS = 50
 BLOCK_BYTES = 1 << 28  # rows of I are built and multiplied in blocks of about this size
 # float32 mode: rows per ssyrk before its float32 sum is added into the float64 Gram
 FLUSH_ROWS = 2048
-F32_REG_HINT = 1e-3  # the smallest reg measured to work in float32 on MNIST (dtype doc)
+F32_REG_HINT = 1e-3  # smallest float32 reg measured on MNIST (docs/results/precision.md)
 PREPROCESSING = ("minmax", "reference")
 # a column whose training range is at most this times its magnitude is constant (round-off)
 CONSTANT_RANGE = 1e-12
@@ -699,11 +699,9 @@ class BLSRegressor(RegressorOutputs, RegressorMixin, _BLS):
         ``add_enhancement_nodes`` calls, from one Generator.
     dtype : {'float64', 'float32'}, default='float64'
         Precision of the broad layer and its Gram product (K and the Cholesky solve are
-        float64). float32 halves the Gram time, but its round-off needs reg ≳ 1e-3 on MNIST
-        (60000 rows; it grows with the rows): a smaller reg raises LinAlgError. On MNIST
-        (reference settings, q = 11000) float32 with reg = 1e-3 gave 97.4% test accuracy in
-        1.66 times its IᵀI time (0.4 of it the float64 Cholesky), 2.8 GB peak, against 98.9%
-        in 1.23 times the (twice as long) float64 IᵀI for float64 at the default 2⁻³⁰.
+        float64). float32 halves the Gram time, but its round-off needs a larger reg, growing
+        with the rows: too small a reg raises LinAlgError. Accuracy, time and memory of both on
+        MNIST: docs/results/precision.md.
 
     Attributes
     ----------
@@ -782,11 +780,9 @@ class BLSClassifier(ClassifierOutputs, ClassifierMixin, _BLS):
         ``add_enhancement_nodes`` calls, from one Generator.
     dtype : {'float64', 'float32'}, default='float64'
         Precision of the broad layer and its Gram product (K and the Cholesky solve are
-        float64). float32 halves the Gram time, but its round-off needs reg ≳ 1e-3 on MNIST
-        (60000 rows; it grows with the rows): a smaller reg raises LinAlgError. On MNIST
-        (reference settings, q = 11000) float32 with reg = 1e-3 gave 97.4% test accuracy in
-        1.66 times its IᵀI time (0.4 of it the float64 Cholesky), 2.8 GB peak, against 98.9%
-        in 1.23 times the (twice as long) float64 IᵀI for float64 at the default 2⁻³⁰.
+        float64). float32 halves the Gram time, but its round-off needs a larger reg, growing
+        with the rows: too small a reg raises LinAlgError. Accuracy, time and memory of both on
+        MNIST: docs/results/precision.md.
 
     Attributes
     ----------
@@ -797,7 +793,8 @@ class BLSClassifier(ClassifierOutputs, ClassifierMixin, _BLS):
     enhancement_weights_ : list of (n·k+1, q_g) orthonormal Wh, one per enhancement group
     enhancement_shrink_ : list of the groups' shrinks l_g
     beta_ : (n_nodes_, m) the readout; rows follow I = [Z | E_1 | E_2 …]
-    feature_nodes_, targets_ : Z and the coded targets of every row learned (for increments)
+    feature_nodes_, targets_ : Z ([X', Z] with direct links) and the coded targets of every row
+        learned (for increments)
     gram_ : BroadGram, the kept normal equations (K is n_nodes_² or rows², float64; set it to
         None to free the memory, and the next increment rebuilds it from feature_nodes_)
     rng_ : the Generator, advanced past every draw so far

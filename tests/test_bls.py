@@ -323,3 +323,421 @@ def test_same_model_at_one_and_two_threads():
         assert used == threads
         out[threads] = digest
     assert out["1"] == out["2"]
+
+
+# ------------------------------------------------------------------ BLS enhancement groups
+# Mutation kill-tests (marked ``mutant``): each kills a plausible one-line bug that a mutation
+# run planted and the rest of the suite let through, and names it (mutation/RESULTS.md).
+# A new enhancement group reusing the first group's shrink instead of its own.
+
+
+def _enhancement_group(Z, Wh, shrink):
+    """docs/algorithms.md §5 for one group, in numpy: T2 = [Z, 0.1] Wh, l = s / max(T2),
+    E = tansig(l·T2) (tansig = tanh)."""
+    T2 = np.hstack([Z, np.full((len(Z), 1), 0.1)]) @ Wh
+    scale = shrink / T2.max()
+    return scale, np.tanh(scale * T2)
+
+
+@pytest.mark.mutant
+def test_each_enhancement_group_has_its_own_shrink():
+    X, y = make_regression(n_samples=260, n_features=5, n_targets=2, noise=0.1, random_state=1)
+    model = BLSRegressor(n_windows=3, nodes_per_window=4, n_enhancement=30, reg=1e-2,
+                         random_state=0).fit(X[:200], y[:200])
+    model.add_enhancement_nodes(8)            # its shrink comes from the 200 rows learned
+    model.add_rows(X[200:], y[200:])
+    model.add_enhancement_nodes(5)            # and this one's from all 260
+    nk = 12
+    Z = model.broad_features(X)[:, :nk]       # the feature nodes (scalings as fitted)
+    blocks, shrinks = [Z], []
+    for Wh, rows in zip(model.enhancement_weights_, (200, 200, 260)):
+        scale, _ = _enhancement_group(Z[:rows], Wh, model.shrink)
+        shrinks.append(scale)
+        T2 = np.hstack([Z, np.full((len(Z), 1), 0.1)]) @ Wh
+        blocks.append(np.tanh(scale * T2))
+    np.testing.assert_allclose(model.enhancement_shrink_, shrinks, rtol=1e-12)
+    I = np.hstack(blocks)
+    np.testing.assert_allclose(model.broad_features(X), I, rtol=1e-11, atol=1e-13)
+    # the readout equals the ridge fit on this independently built broad layer
+    want = np.linalg.solve(I.T @ I + model.reg * np.eye(I.shape[1]), I.T @ y)
+    np.testing.assert_allclose(model.beta_, want, rtol=1e-9, atol=1e-9 * np.abs(want).max())
+
+
+# ------------------------------------------------------------------ BLS kernels (cosmic-ray)
+
+
+@pytest.mark.mutant
+def test_bls_zscore_rows_of_one_and_two_columns():
+    """A one-column row has no deviation (ddof = 1 is undefined): it is only centred, to 0,
+    whatever its magnitude (kills 'd > 1' → 'd >= 1' or 'd > 0': 0/0 gives NaN or raises); a
+    two-column row (a, b) has sd = |a − b|/√2, so it maps to ∓1/√2 (kills 'd > 1' → 'd > 2',
+    which only centres it); an all-zero row stays 0 (kills the rescaling's 'and m > 0' → 'or'
+    or '> -1': a division by m = 0)."""
+    from fastelm._kernels.bls import zscore_rows
+
+    X = np.array([[3.0], [-2.0], [0.0], [1e200], [-1e-200]])
+    with np.errstate(all="raise"):
+        np.testing.assert_array_equal(zscore_rows(X), np.zeros((5, 1)))
+    pairs = np.array([[1.0, 3.0], [5.0, -1.0], [-2e200, 4e200], [0.0, 0.0]])
+    want = np.array([[-1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [0.0, 0.0]]) / np.sqrt(2.0)
+    np.testing.assert_allclose(zscore_rows(pairs), want, rtol=1e-15, atol=0)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("p", [127, 129, 255, 256])
+def test_bls_admm_blocks_equal_column_by_column(p):
+    """admm_lasso over p columns in blocks of ADMM_BLOCK equals each column solved alone, bit
+    for bit, when p is one short of, one past or a multiple of the block (kills the block count
+    (p + ADMM_BLOCK − 1) // ADMM_BLOCK → '+ 1': a block of −1 columns, or '− 2': the last
+    column left out; and the last block's width p − j0 → p + j0)."""
+    from fastelm._kernels.bls import admm_lasso
+
+    rng = np.random.default_rng(p)
+    A = rng.standard_normal((30, 4))
+    L1 = np.linalg.inv(A.T @ A + np.eye(4))
+    L2 = L1 @ A.T @ rng.standard_normal((30, p))
+    got = admm_lasso(L1, L2, 0.3, 8)
+    for j in (0, p // 2, p - 1):
+        alone = admm_lasso(L1, L2[:, j:j + 1].copy(), 0.3, 8)
+        np.testing.assert_array_equal(got[:, j], alone[:, 0])
+    assert got.shape == (4, p) and np.count_nonzero(got) > 0
+
+
+@pytest.mark.mutant
+def test_bls_affine_columns_maps_to_lo():
+    """affine_columns computes (a − offset_j)·gain_j + lo with the given lo: the minmax mode's
+    window outputs A go to [−1, 1] (kills '+ lo' → '− lo', invisible with lo = 0 and in every
+    comparison of a BLS with itself)."""
+    from fastelm._kernels.bls import affine_columns
+    from fastelm.bls import minmax_parameters
+
+    rng = np.random.default_rng(17)
+    A = rng.standard_normal((40, 6)) * 3.0 + 1.0
+    offset, gain = minmax_parameters(A, -1.0, 1.0)
+    got = affine_columns(A.copy(), offset, gain, -1.0)
+    np.testing.assert_allclose(got, (A - offset) * gain - 1.0, rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(got.min(axis=0), -1.0, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(got.max(axis=0), 1.0, rtol=0, atol=1e-15)
+
+
+# ------------------------------------------------------------------ bls.py (cosmic-ray survivors)
+
+
+def _minmax_columns(x, lo, hi, xmin, xmax):
+    """Each column of x mapped from [xmin, xmax] to [lo, hi] (the training rows' extremes)."""
+    return (x - xmin) / (xmax - xmin) * (hi - lo) + lo
+
+
+def _minmax_bls(X, Y, X_test, n, k, q, s, C, seed):
+    """docs/algorithms.md §5 with preprocessing='minmax' (the module docstring) in numpy: the
+    inputs scaled per column to [0, 1], A per column to [-1, 1] and Z per column to [0, 1], each
+    with the training rows' extremes; returns I(X_test), its scores and W_Dᵀ ((d+1) × nk)."""
+    from test_bls import _sparse_bls, _tansig
+
+    rng = np.random.default_rng(seed)
+    ones, ones_test = np.full((len(X), 1), 0.1), np.full((len(X_test), 1), 0.1)
+    extremes = X.min(axis=0), X.max(axis=0)
+    H1 = np.hstack([_minmax_columns(X, 0, 1, *extremes), ones])
+    HH1 = np.hstack([_minmax_columns(X_test, 0, 1, *extremes), ones_test])
+    Z, ZZ, WDs = [], [], []
+    for _ in range(n):
+        A = H1 @ rng.uniform(-1, 1, size=(X.shape[1] + 1, k))
+        A = _minmax_columns(A, -1, 1, A.min(axis=0), A.max(axis=0))
+        WD = _sparse_bls(A, H1, 1e-3, 50)  # k × (d+1)
+        WDs.append(WD.T)
+        T1, TT1 = H1 @ WD.T, HH1 @ WD.T
+        Z.append(_minmax_columns(T1, 0, 1, T1.min(axis=0), T1.max(axis=0)))
+        ZZ.append(_minmax_columns(TT1, 0, 1, T1.min(axis=0), T1.max(axis=0)))
+    Z, ZZ = np.hstack(Z), np.hstack(ZZ)
+    R = rng.uniform(-1, 1, size=(n * k + 1, q))
+    wh = orth(R) if n * k + 1 >= q else orth(R.T).T
+    T2 = np.hstack([Z, ones]) @ wh
+    scale = s / T2.max()
+    I = np.hstack([Z, _tansig(scale * T2)])
+    beta = np.linalg.solve(I.T @ I + C * np.eye(I.shape[1]), I.T @ Y)
+    II = np.hstack([ZZ, _tansig(scale * (np.hstack([ZZ, ones_test]) @ wh))])
+    return II, II @ beta, np.hstack(WDs)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("q", [40, 7])  # orthonormal rows (q > nk + 1) and columns
+def test_bls_minmax_mode_equals_numpy_transcription(q):
+    """The default preprocessing against its numpy transcription, as test_bls does for
+    'reference', and the autoencoders' weights W_Dᵀ: kills A scaled per row (reference) or to
+    other ranges in 'minmax' mode, We ~ U(-2, 1) (an affine change of We that only the per-row
+    scaling of 'reference' undoes), classes coded ±1 instead of one-hot 0/1, and the bias
+    column of AᵀH1 written BIAS / ΣA (it sets only W_D's bias row, whose shift of each Z column
+    the min-max scaling of Z removes: only sparse_weights_ shows it)."""
+    rng = np.random.default_rng(3)
+    X, X_test = rng.normal(size=(300, 6)), rng.normal(size=(80, 6))
+    y = rng.integers(0, 3, size=300)
+    model = BLSClassifier(n_windows=3, nodes_per_window=4, n_enhancement=q, reg=1e-3,
+                          random_state=11).fit(X, y)
+    I_want, scores_want, WD_want = _minmax_bls(X, np.eye(3)[y], X_test, 3, 4, q, 0.8, 1e-3,
+                                               seed=11)
+    np.testing.assert_allclose(model.sparse_weights_, WD_want, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(model.broad_features(X_test), I_want, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(model._scores(X_test), scores_want, rtol=1e-8, atol=1e-8)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("zero_column, zero_bias", [(False, False), (True, False), (True, True)])
+def test_bls_shrink_when_no_enhancement_input_is_positive(zero_column, zero_bias):
+    """l = s / max(T2) falls back to s / max |T2| when max(T2) <= 0, and to s when T2 is all
+    zero (T2 = [Z, 0.1] Wh; Z >= 0 and Wh <= 0 here). Kills the fallback's block slice written
+    'r0 - rows' (an empty block), 'not top > 0' → 'not top >= 0' (max(T2) exactly 0 with
+    negative entries), its block loop started at row 1 and the final 'top > 0' → '>= 0' (a
+    division by zero)."""
+    model = BLSRegressor(n_windows=2, nodes_per_window=3, n_enhancement=4, random_state=0)
+    model.fit(np.linspace(0, 1, 40)[:, None], np.linspace(0, 1, 40))
+    rng = np.random.default_rng(1)
+    Z = rng.uniform(0, 1, size=(300, 6))
+    Z[0] = 1.0  # the largest |T2| in the first row (of the first block)
+    Wh = -rng.uniform(0.1, 1, size=(7, 5))
+    if zero_column:
+        Wh[:, 2] = 0.0  # max(T2) = 0 exactly, every other entry negative
+    if zero_bias:
+        Z[:], Wh[-1] = 0.0, 0.0  # T2 = 0 everywhere
+    model._block_rows = lambda n_columns: 64  # several blocks
+    T2 = np.hstack([Z, np.full((300, 1), 0.1)]) @ Wh
+    assert T2.max() <= 0
+    want = model.shrink / np.abs(T2).max() if np.abs(T2).max() > 0 else model.shrink
+    assert model._enhancement_shrink(Z, Wh) == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("n", [200, 30])  # primal (K is 42 × 42) and dual (30 × 30)
+def test_bls_memory_check_counts_the_arrays_of_the_fit(n, monkeypatch):
+    """A BLS fit runs with exactly the memory of the arrays it holds available (the docstring of
+    _fit_bytes, counted here from the fitted model: the input and its scaled copy, A and Z, We,
+    W_Dᵀ, Wh, one block of I, K and its Cholesky factor) and is refused with one byte less.
+    Kills every constant and operator of the estimate (8 bytes → 7 or 9, the block term
+    subtracted or divided by the nodes, the rows divided, the Gram subtracted, Wh's nk + 1 →
+    nk); the estimate gave Wh a column per feature node too before (3.4% more for n = 30)."""
+    from fastelm import _validation
+
+    X, y = make_regression(n_samples=n, n_features=5, random_state=0)
+    model = BLSRegressor(n_windows=3, nodes_per_window=4, n_enhancement=30, reg=1e-2,
+                         random_state=0).fit(X, y)
+    L = model.n_nodes_
+    arrays = 8 * (2 * X.size + 2 * model.feature_nodes_.size + model.mapping_weights_.size
+                  + model.sparse_weights_.size + model.enhancement_weights_[0].size
+                  + min(n, model._block_rows(L)) * L + 2 * model.gram_.K.size)
+    monkeypatch.setattr(_validation, "available_memory", lambda: arrays - 1)
+    with pytest.raises(ValueError, match="n_enhancement=30, n_windows·nodes_per_window=12"):
+        model.fit(X, y)
+    monkeypatch.setattr(_validation, "available_memory", lambda: arrays)
+    model.fit(X, y)
+
+
+@pytest.mark.mutant
+def test_bls_memory_check_counts_the_direct_links(monkeypatch):
+    """Under direct links the Gram has a row and column per input too (47 × 47 here): a fit is
+    refused one byte below the arrays counted from the fitted model (X', A, Z beside the inputs,
+    We, W_Dᵀ, Wh, a block of I, K and its factor) and runs with 1% more (the estimate also
+    gives Wh a column per input: 0.3%). Kills the links subtracted from the nodes the estimate
+    is given."""
+    from fastelm import _validation
+
+    X, y = make_regression(n_samples=200, n_features=5, random_state=0)
+    model = BLSRegressor(n_windows=3, nodes_per_window=4, n_enhancement=30, reg=1e-2,
+                         direct_links=True, random_state=0).fit(X, y)
+    L = model.n_nodes_
+    assert L == 5 + 12 + 30 and model.gram_.K.shape == (L, L)
+    arrays = 8 * (X.size + 200 * 12 + model.feature_nodes_.size + model.mapping_weights_.size
+                  + model.sparse_weights_.size + model.enhancement_weights_[0].size
+                  + min(200, model._block_rows(L)) * L + 2 * model.gram_.K.size)
+    monkeypatch.setattr(_validation, "available_memory", lambda: arrays - 1)
+    with pytest.raises(ValueError, match="needs about"):
+        model.fit(X, y)
+    monkeypatch.setattr(_validation, "available_memory", lambda: 1.01 * arrays)
+    model.fit(X, y)
+
+
+def _check_ridge_state(model, X, Y, tol):
+    """The model's Gram state, right-hand side and predictions on its rows (X, Y) against the
+    ridge normal equations built here in float64 from its broad features."""
+    F = model.broad_features(X).astype(np.float64)
+    if model.gram_.form == "primal":
+        K, rhs = F.T @ F + model.reg * np.eye(F.shape[1]), F.T @ Y
+    else:
+        K, rhs = F @ F.T + model.reg * np.eye(F.shape[0]), Y
+    np.testing.assert_allclose(np.triu(model.gram_.K), np.triu(K), rtol=0,
+                               atol=tol * np.abs(K).max())
+    np.testing.assert_allclose(model.gram_.rhs, rhs, rtol=0, atol=tol * np.abs(rhs).max())
+    want = F @ np.linalg.solve(F.T @ F + model.reg * np.eye(F.shape[1]), F.T @ Y)
+    np.testing.assert_allclose(model.predict(X), want, rtol=0, atol=100 * tol * np.abs(want).max())
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("dtype, tol", [("float64", 1e-10), ("float32", 1e-5)])
+def test_bls_in_row_blocks_equals_ridge_after_every_step(dtype, tol, monkeypatch):
+    """I built in blocks of 64 rows (float32 Gram flushes of 50), as on data larger than
+    BLOCK_BYTES: a dual fit (100 rows, 162 nodes), rows added to the dual Gram, rows added (the
+    switch to primal), nodes added, rows added to the primal Gram, rows removed, each compared
+    with the ridge solution on the same broad features; the shrinks equal the one-block model's.
+    No other test has more rows than a block, nor adds float32 rows to a dual Gram (kills the
+    float32 test of _add_rows written 'gram.form <= "primal"')."""
+    from fastelm import bls
+
+    X, y = make_regression(n_samples=460, n_features=5, n_targets=2, noise=0.1, random_state=1)
+    params = dict(n_windows=3, nodes_per_window=4, n_enhancement=150, reg=1e-2, random_state=0,
+                  dtype=dtype)
+    one_block = BLSRegressor(**params).fit(X[:100], y[:100]).add_rows(X[100:300], y[100:300])
+    one_block.add_enhancement_nodes(8)
+    monkeypatch.setattr(bls._BLS, "_block_rows", lambda self, n_columns: 64)
+    monkeypatch.setattr(bls, "FLUSH_ROWS", 50)
+    model = BLSRegressor(**params).fit(X[:100], y[:100])
+    assert model.gram_.form == "dual"
+    _check_ridge_state(model, X[:100], y[:100], tol)
+    model.add_rows(X[100:130], y[100:130])
+    assert model.gram_.form == "dual"
+    _check_ridge_state(model, X[:130], y[:130], tol)
+    model.add_rows(X[130:300], y[130:300])
+    assert model.gram_.form == "primal"
+    _check_ridge_state(model, X[:300], y[:300], tol)
+    model.add_enhancement_nodes(8)
+    _check_ridge_state(model, X[:300], y[:300], tol)
+    np.testing.assert_array_equal(model.enhancement_shrink_, one_block.enhancement_shrink_)
+    model.add_rows(X[300:], y[300:])
+    _check_ridge_state(model, X, y, tol)
+    model.remove_rows(np.arange(0, 460, 3))
+    held = np.setdiff1d(np.arange(460), np.arange(0, 460, 3))
+    _check_ridge_state(model, X[held], y[held], tol)
+
+
+@pytest.mark.mutant
+def test_bls_float32_rows_added_keep_the_gram_shifted():
+    """float32 rows added to a primal Gram go through the shifted, flushed ssyrk sums: 3000 rows
+    near the middle of the training range (feature columns with means far above their spread)
+    leave K within 3e-8 of its largest entry (measured 4e-9; one unshifted float32 product of
+    the rows, the float64 path given float32 blocks, gave 2e-7: kills the float32 test of
+    _add_rows written 'gram.form > \"primal\"')."""
+    X, y = make_regression(n_samples=3200, n_features=5, n_targets=2, noise=0.1, random_state=1)
+    X[200:] *= 0.1
+    model = BLSRegressor(n_windows=3, nodes_per_window=4, n_enhancement=30, reg=1e-2,
+                         random_state=0, dtype="float32").fit(X[:200], y[:200])
+    model.add_rows(X[200:], y[200:])
+    F = model.broad_features(X).astype(np.float64)
+    K = F.T @ F + model.reg * np.eye(F.shape[1])
+    assert np.abs(np.triu(model.gram_.K) - np.triu(K)).max() <= 3e-8 * np.abs(K).max()
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("top_row", [0, 63, 64, 299])  # first and last rows of 64-row blocks
+def test_bls_shrink_is_over_every_row(top_row):
+    """l = s / max(T2) with the largest T2 in the first or last row of a block (kills the
+    shrink's block loop started at row 1)."""
+    model = BLSRegressor(n_windows=2, nodes_per_window=3, n_enhancement=4, random_state=0)
+    model.fit(np.linspace(0, 1, 40)[:, None], np.linspace(0, 1, 40))
+    model._block_rows = lambda n_columns: 64
+    rng = np.random.default_rng(2)
+    Z, Wh = rng.uniform(0, 0.5, size=(300, 6)), rng.uniform(0.1, 1, size=(7, 5))
+    Z[top_row] = 1.0
+    T2 = np.hstack([Z, np.full((300, 1), 0.1)]) @ Wh
+    assert (T2.argmax(axis=0) == top_row).all()
+    assert model._enhancement_shrink(Z, Wh) == pytest.approx(model.shrink / T2.max(), rel=1e-12)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("n_enhancement", [30, 300])  # primal (200 rows, 42 nodes) and dual
+def test_bls_remove_rows_after_the_gram_is_dropped(n_enhancement):
+    """gram_ = None frees the Gram state and the next increment rebuilds it (the attribute's
+    doc), remove_rows included (kills its 'gram is None or ...' written with 'and')."""
+    X, y = make_regression(n_samples=200, n_features=5, n_targets=2, random_state=3)
+    model = BLSRegressor(n_windows=3, nodes_per_window=4, n_enhancement=n_enhancement,
+                         reg=1e-2, random_state=0).fit(X, y)
+    model.gram_ = None
+    model.remove_rows(np.arange(0, 200, 4))
+    held = np.setdiff1d(np.arange(200), np.arange(0, 200, 4))
+    _check_ridge_state(model, X[held], y[held], 1e-10)
+
+
+class _OnesGenerator:
+    """A stand-in Generator whose uniform draws are all ones (a rank-one matrix)."""
+
+    def uniform(self, low, high, size):
+        return np.ones(size)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("n_inputs, n_nodes", [(6, 3), (3, 6)])  # columns / rows orthonormal
+def test_bls_rank_deficient_enhancement_weights_are_refused(n_inputs, n_nodes):
+    """orth of a rank-deficient draw has fewer columns (rows) than asked: refused, not passed on
+    as a narrower Wh (kills 'W.shape != R.shape' → '>'); a full-rank draw gives orthonormal
+    columns (rows)."""
+    from fastelm.bls import draw_enhancement_weights
+
+    with pytest.raises(np.linalg.LinAlgError, match="rank deficient; reseed"):
+        draw_enhancement_weights(_OnesGenerator(), n_inputs, n_nodes, np.float64)
+    W = draw_enhancement_weights(np.random.default_rng(0), n_inputs, n_nodes, np.float64)
+    assert W.shape == (n_inputs, n_nodes)
+    gram = W.T @ W if n_inputs >= n_nodes else W @ W.T
+    np.testing.assert_allclose(gram, np.eye(min(n_inputs, n_nodes)), atol=1e-12)
+
+
+@pytest.mark.mutant
+def test_bls_minmax_treats_a_round_off_range_as_constant():
+    """A column whose training range is round-off (at most CONSTANT_RANGE = 1e-12 times its
+    magnitude: 1.7e9 and the next float64, 2.4e-7 apart) is constant (gain 0), like an exactly
+    constant one; a range of 1e-11 times the magnitude is scaled (kills 'xrange <= ...' → '==',
+    where only the exact constant, through its infinite gain, is caught)."""
+    from fastelm.bls import minmax_parameters
+
+    big = 1.7e9
+    X = np.array([[big, big, big, 0.0], [np.nextafter(big, np.inf), big, big * (1 + 1e-11), 1.0]])
+    _, gain = minmax_parameters(X, 0.0, 1.0)
+    np.testing.assert_array_equal(gain[:2], 0.0)
+    np.testing.assert_allclose(gain[2:], [1 / (big * 1e-11), 1.0], rtol=1e-4)
+    # "at most": a range of exactly 1e-12 times the magnitude is constant (kills '<=' → '<')
+    hi = 8000 * 2.0 ** -53 / 1e-12
+    lo = hi - 1e-12 * hi
+    assert lo < hi and hi - lo == 1e-12 * hi
+    _, gain = minmax_parameters(np.array([[lo], [hi]]), 0.0, 1.0)
+    np.testing.assert_array_equal(gain, 0.0)
+
+
+@pytest.mark.mutant
+def test_bls_too_wide_message_names_the_first_wide_column():
+    """Two columns too wide to min-max scale: the message names the first and its own span
+    (kills 'wide[0]' → 'wide[-1]' for the column number, which printed column 2 with column 1's
+    span)."""
+    X = np.random.default_rng(0).standard_normal((10, 4))
+    X[0, 1], X[1, 1] = -1e308, 1e308
+    X[0, 2], X[1, 2] = -5e307, 1.5e308
+    with pytest.raises(ValueError, match=r"column 1 of the inputs spans \[-1e\+308, 1e\+308\]"):
+        BLSRegressor(n_windows=2, nodes_per_window=3, n_enhancement=10).fit(X, X[:, 0])
+
+
+@pytest.mark.mutant
+def test_bls_float32_singular_message_gives_the_measured_reg():
+    """The float32 LinAlgError's hint names the smallest reg measured to work on MNIST, 0.001
+    (kills F32_REG_HINT made negative)."""
+    X, y = make_regression(n_samples=3000, n_features=5, random_state=1)
+    with pytest.raises(np.linalg.LinAlgError, match=r"\(MNIST, 60000 rows: reg >= 0\.001\)"):
+        BLSRegressor(n_enhancement=300, reg=0.0, random_state=0, dtype="float32").fit(X, y)
+
+
+@pytest.mark.mutant
+def test_bls_broad_features_checks_the_feature_count_without_resetting_it():
+    """broad_features on rows of another width is refused by the fitted model's feature check
+    and leaves n_features_in_ as fitted (kills validate_data(..., reset=True) there, which
+    re-learned 3 features and failed later in a matrix product)."""
+    X, y = make_regression(n_samples=60, n_features=5, random_state=0)
+    model = BLSRegressor(n_windows=2, nodes_per_window=3, n_enhancement=10,
+                         random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="X has 3 features, but BLSRegressor is expecting 5"):
+        model.broad_features(X[:, :3])
+    assert model.n_features_in_ == 5
+
+
+@pytest.mark.mutant
+def test_bls_reference_mode_takes_a_column_too_wide_to_min_max_scale():
+    """'reference' z-scores rows and never min-max scales the inputs, so a column spanning
+    [-1e308, 1e308] is no error there (kills 'preprocessing == "minmax"' → '>=' in _fit_layer,
+    which computed the input min-max scaling in 'reference' mode too and refused the column)."""
+    X = np.random.default_rng(0).standard_normal((30, 4))
+    X[0, 1], X[1, 1] = -1e308, 1e308
+    model = BLSRegressor(n_windows=2, nodes_per_window=3, n_enhancement=10,
+                         preprocessing="reference", random_state=0).fit(X, X[:, 0])
+    assert np.isfinite(model.predict(X)).all() and not hasattr(model, "x_gain_")

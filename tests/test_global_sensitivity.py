@@ -358,3 +358,333 @@ def test_hidden_constant_readout_gives_zeros_with_warning():
     with pytest.warns(ConstantOutputWarning):
         S1, ST = hidden_node_sensitivity(np.ones(4), np.ones(4), np.ones(4), N=129)
     assert np.all(S1 == 0) and np.all(ST == 0)
+
+
+# ------------------------------------------------------------------ EFAST (cosmic-ray)
+# Mutation kill-tests (marked ``mutant``): each kills a plausible one-line bug that a mutation
+# run planted and the rest of the suite let through, and names it (mutation/RESULTS.md).
+
+
+_EFAST_PROBLEM = {"num_vars": 3, "bounds": [[-np.pi, np.pi]] * 3}
+
+
+def _ishigami(X):
+    return np.sin(X[:, 0]) + 7.0 * np.sin(X[:, 1]) ** 2 + 0.1 * X[:, 2] ** 4 * np.sin(X[:, 0])
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("scale", [1e-20, 1e20])
+def test_efast_indices_do_not_depend_on_the_output_unit(scale):
+    """S1 and ST are variance ratios: the same for y and scale·y. The constant-output test
+    compares V with (N·eps·max|y|)², which scales as V does; a threshold linear in max|y|
+    (kills '** 2' → '* 2') would call a y of order 1e-20 constant."""
+    import warnings
+
+    from fastelm import efast_analyze, efast_sample
+
+    X = efast_sample(_EFAST_PROBLEM, 257, random_state=0)
+    Y = _ishigami(X)
+    ref = efast_analyze(_EFAST_PROBLEM, Y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ConstantOutputWarning
+        res = efast_analyze(_EFAST_PROBLEM, scale * Y)
+    np.testing.assert_allclose(res.S1, ref.S1, rtol=1e-10)
+    np.testing.assert_allclose(res.ST, ref.ST, rtol=1e-10)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("bounds", [[0.0, 1.0], [[[0.0, 1.0]]], np.empty((0, 2)),
+                                    np.zeros((2, 2, 2)), np.zeros((3, 1)),
+                                    np.tile([0.0, 1.0, 2.0], (3, 1))])
+def test_efast_bounds_must_be_d_rows_of_two(bounds):
+    """A flat pair, 3-D arrays, zero factors and one column are refused with the shape named
+    (kills 'ndim != 2' → '> 2' or '< 2' (shape (2, 2, 2)), 'shape[1] != 2' → '> 2' or '< 2'
+    (shapes (3, 1), (3, 3)), which fail later with an IndexError or a wrong sample, and
+    'shape[0] < 1' → '< 0')."""
+    from fastelm import efast_sample
+
+    with pytest.raises(ValueError, match=r"'bounds' must have shape \(D, 2\)"):
+        efast_sample({"bounds": bounds}, 101)
+
+
+@pytest.mark.mutant
+def test_hidden_node_sensitivity_warning_points_at_the_caller():
+    """The constant-readout warning is attributed to the line that called
+    hidden_node_sensitivity (stacklevel 2), not to fastelm."""
+    from fastelm import hidden_node_sensitivity
+    from fastelm.global_sensitivity import ConstantOutputWarning
+
+    with pytest.warns(ConstantOutputWarning) as record:
+        hidden_node_sensitivity(np.zeros(3), np.zeros(3), np.ones(3), N=129)
+    assert record[0].filename == __file__
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("M", [1, 4, 5])
+def test_efast_suggested_n_is_the_smallest_that_works(M):
+    """The 'N too small' message suggests N >= 4M² + 1, and that N is accepted while one less
+    is not (kills a wrong suggestion such as 4M³ + 1)."""
+    from fastelm import efast_sample
+
+    n_min = 4 * M * M + 1
+    with pytest.raises(ValueError, match=rf"use N >= {n_min} or a smaller M"):
+        efast_sample(_EFAST_PROBLEM, n_min - 1, M=M)
+    assert efast_sample(_EFAST_PROBLEM, n_min, M=M).shape == (3 * n_min, 3)
+
+
+@pytest.mark.mutant
+def test_efast_accepts_uniform_dists_and_refuses_others():
+    """dists='unif' for every factor is the default made explicit (same sample); any other
+    distribution, before or after 'unif' in alphabetical order, is refused (kills '!=' → '<=')."""
+    from fastelm import efast_sample
+
+    want = efast_sample(_EFAST_PROBLEM, 101, random_state=0)
+    got = efast_sample({**_EFAST_PROBLEM, "dists": ["unif"] * 3}, 101, random_state=0)
+    np.testing.assert_array_equal(got, want)
+    for other in ("norm", "uniform", "triang"):
+        with pytest.raises(ValueError, match="only uniform"):
+            efast_sample({**_EFAST_PROBLEM, "dists": ["unif", other, "unif"]}, 101)
+
+
+@pytest.mark.mutant
+def test_hidden_node_sensitivity_refuses_zero_nodes():
+    """beta with no rows (no hidden node) is refused naming beta's shape (kills 'shape[0] < 1'
+    → 'shape[-1] < 1', which checks the outputs twice and lets L = 0 through)."""
+    from fastelm import hidden_node_sensitivity
+
+    with pytest.raises(ValueError, match=r"beta must have shape \(L,\) or \(L, m\), got \(0, 2\)"):
+        hidden_node_sensitivity(np.empty((0, 2)), [], [])
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("beta, shape", [(np.ones((2, 2, 1)), r"\(2, 2, 1\)"),
+                                         (np.float64(1.0), r"\(\)")])
+def test_hidden_node_sensitivity_refuses_beta_of_other_dimensions(beta, shape):
+    """beta must be (L,) or (L, m): a 3-D or a 0-D beta is refused with its shape (kills
+    'beta.ndim != 2' → '< 2' or '> 2')."""
+    from fastelm import hidden_node_sensitivity
+
+    with pytest.raises(ValueError, match=rf"beta must have shape .* got {shape}"):
+        hidden_node_sensitivity(beta, [0.0, 0.0], [1.0, 1.0])
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("n_upper", [2, 4])
+def test_hidden_node_sensitivity_checks_the_length_of_upper(n_upper):
+    """upper needs one entry per node, like lower: shorter or longer is refused (kills
+    'upper.shape != (L,)' → '<', a tuple comparison that lets a longer upper through)."""
+    from fastelm import hidden_node_sensitivity
+
+    with pytest.raises(ValueError, match="must have 3 entries"):
+        hidden_node_sensitivity(np.ones(3), np.zeros(3), np.ones(n_upper))
+
+
+@pytest.mark.mutant
+def test_efast_zero_output_is_constant():
+    """y = 0 everywhere: V = 0 and max|y| = 0, so V <= (N·eps·max|y|)² holds with equality;
+    the indices are 0 with a warning, never 0/0 (kills '<=' → '<')."""
+    from fastelm import efast_analyze, efast_sample
+    from fastelm.global_sensitivity import ConstantOutputWarning
+
+    X = efast_sample(_EFAST_PROBLEM, 101, random_state=0)
+    with pytest.warns(ConstantOutputWarning, match="3 run"):
+        res = efast_analyze(_EFAST_PROBLEM, np.zeros(len(X)))
+    np.testing.assert_array_equal(res.S1, 0.0)
+    np.testing.assert_array_equal(res.ST, 0.0)
+
+
+@pytest.mark.mutant
+def test_efast_model_shape_error_names_the_number_of_rows():
+    """A model returning the wrong number of outputs is told how many rows it was given (303
+    = 3 runs × 101 points), not the number of factors."""
+    from fastelm import efast
+
+    with pytest.raises(ValueError, match=r"model returned shape \(10,\) for 303 input rows"):
+        efast(lambda X: X[:10, 0], _EFAST_PROBLEM, 101)
+
+
+@pytest.mark.mutant
+def test_efast_results_compare_by_identity_and_hash():
+    """EFASTResult holds arrays, so it compares by identity (dataclass eq=False): comparing two
+    results never raises the ambiguous-truth-value error and a result can be a set member or
+    dict key (kills eq=False → True)."""
+    from fastelm import efast_analyze, efast_sample
+
+    X = efast_sample(_EFAST_PROBLEM, 101, random_state=0)
+    a = efast_analyze(_EFAST_PROBLEM, _ishigami(X))
+    b = efast_analyze(_EFAST_PROBLEM, _ishigami(X))
+    assert a == a and a != b
+    assert len({a, b}) == 2
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("bad, match", [
+    ({"num_vars": 4}, "num_vars=4 but 'bounds' has 3 rows"),
+    ({"names": ["a", "b", "c", "d"]}, "'names' has 4 entries for 3 factors"),
+])
+def test_efast_problem_entries_must_match_the_bounds_exactly(bad, match):
+    """num_vars and names larger than the number of bounds rows are refused, as smaller ones
+    are (kills '!=' → '<')."""
+    from fastelm import efast_sample
+
+    with pytest.raises(ValueError, match=match):
+        efast_sample({**_EFAST_PROBLEM, **bad}, 101)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("N, M", [(129.0, 4), (129, 4.0), (True, 1), (129, True)])
+def test_efast_n_and_m_must_be_integers(N, M):
+    """N and M are integers, not floats or booleans (kills the integer check of _check_int
+    disabled by 'or' → 'and'); NumPy integers are accepted."""
+    from fastelm import efast_sample
+
+    with pytest.raises(ValueError, match=r"(N|M) must be an integer, got (129\.0|4\.0|True)"):
+        efast_sample(_EFAST_PROBLEM, N, M)
+    assert efast_sample(_EFAST_PROBLEM, np.int64(129), np.int32(4)).shape == (3 * 129, 3)
+
+
+@pytest.mark.mutant
+def test_efast_phases_must_be_one_per_run():
+    """Four phases for three runs are refused as two are (kills 'shape != (D,)' → '<')."""
+    from fastelm import efast_sample
+
+    with pytest.raises(ValueError, match="phases must be 3 finite numbers"):
+        efast_sample(_EFAST_PROBLEM, 101, phases=[0.0, 1.0, 2.0, 3.0])
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("lower, upper, beta", [([0.0, 0.0], np.ones(3), np.ones(3)),
+                                                (np.zeros(3), np.ones(3), np.ones((3, 0)))])
+def test_hidden_node_sensitivity_refuses_short_lower_and_empty_outputs(lower, upper, beta):
+    """A lower bound shorter than beta (kills 'lower.shape != (L,)' → '>') and a beta with no
+    output column (kills 'shape[1] < 1' → '< 0') are refused."""
+    from fastelm import hidden_node_sensitivity
+
+    with pytest.raises(ValueError, match="must have 3 entries|beta must have shape"):
+        hidden_node_sensitivity(beta, lower, upper)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("Y", [np.empty(0), np.empty((0, 2))])
+def test_efast_analyze_refuses_an_empty_output(Y):
+    """No output rows at all is refused naming the shape (kills 'shape[0] == 0' → '< 0' or
+    'shape[-1] == 0')."""
+    from fastelm import efast_analyze
+
+    with pytest.raises(ValueError, match=r"Y must have shape \(D\*N,\) or \(D\*N, m\)"):
+        efast_analyze(_EFAST_PROBLEM, Y)
+
+
+@pytest.mark.mutant
+def test_efast_model_may_return_a_scalar_or_several_outputs():
+    """A model returning a scalar is refused naming its shape (kills 'Y.ndim == 0' → '< 0' or
+    '== -1', which fail with IndexError); one returning two outputs per row is accepted and
+    gives the indices of the summed partial variances (kills 'Y.shape[0]' → 'shape[-1]')."""
+    from fastelm import efast, efast_analyze, efast_sample
+
+    with pytest.raises(ValueError, match=r"model returned shape \(\) for 303 input rows"):
+        efast(lambda X: 1.0, _EFAST_PROBLEM, 101)
+    res = efast(lambda X: np.c_[_ishigami(X), X[:, 0]], _EFAST_PROBLEM, 101, random_state=0)
+    X = efast_sample(_EFAST_PROBLEM, 101, random_state=0)
+    ref = efast_analyze(_EFAST_PROBLEM, np.c_[_ishigami(X), X[:, 0]])
+    np.testing.assert_array_equal(res.S1, ref.S1)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("D, shown", [(3, "x1, x2, x3)"), (5, "x1, x2, x3, x4, x5)"),
+                                      (6, "x1, x2, x3, x4, x5, ...)")])
+def test_efast_constant_warning_lists_at_most_five_runs(D, shown):
+    """The warning names the constant runs, at most five, with '...' only when there are
+    more (kills '<= 5' → '< 5' or '!= 5'); it points at the caller (kills stacklevel 3 → 4)."""
+    from fastelm import efast_analyze
+    from fastelm.global_sensitivity import ConstantOutputWarning
+
+    problem = {"bounds": [[0.0, 1.0]] * D}
+    with pytest.warns(ConstantOutputWarning) as record:
+        efast_analyze(problem, np.ones(D * 101))
+    message = str(record[0].message)
+    assert f"of {D} run(s) ({shown};" in message
+    assert record[0].filename == __file__
+
+
+@pytest.mark.mutant
+def test_hidden_node_sensitivity_with_more_outputs_than_a_batch_holds():
+    """N·m above the batch budget (2**22 values): one run per batch, never a batch of 0 runs
+    (kills 'max(1, ...)' → 'max(0, ...)'); the shares are still exact."""
+    from fastelm import hidden_node_sensitivity
+
+    rng = np.random.default_rng(0)
+    beta = rng.standard_normal((2, 4100))
+    S1, ST = hidden_node_sensitivity(beta, np.zeros(2), np.ones(2), N=1025, random_state=0)
+    w = np.sum(beta ** 2, axis=1)
+    np.testing.assert_allclose(ST, w / w.sum(), atol=1e-3)
+
+
+@pytest.mark.mutant
+def test_efast_table_columns_are_aligned():
+    """to_table right-aligns each index under its header: every row as long as the header row
+    (kills a column width smaller than the values, 'precision - 4')."""
+    from fastelm import efast_analyze, efast_sample
+
+    problem = {"names": ["a", "long name", "c"], "bounds": _EFAST_PROBLEM["bounds"]}
+    X = efast_sample(problem, 101, random_state=0)
+    lines = efast_analyze(problem, _ishigami(X)).to_table(precision=3).splitlines()
+    assert len({len(line) for line in lines}) == 1
+    assert lines[0].index("S1") + 2 == lines[1].index(".") + 4  # 'S1' ends where 0.xxx ends
+
+
+@pytest.mark.mutant
+def test_efast_bounds_message_shows_five_violations():
+    """Seven inverted bounds: the message counts all seven and shows the first five."""
+    from fastelm import efast_sample
+
+    problem = {"bounds": [[1.0, 0.0]] * 7}
+    with pytest.raises(ValueError, match="7 violate it") as info:
+        efast_sample(problem, 101)
+    message = str(info.value)
+    assert message.count(": [") == 5 and "x5: [" in message and "x6" not in message
+    assert "x1: [1.0, 0.0]" in message and "np.float64" not in message  # plain numbers
+
+
+@pytest.mark.mutant
+def test_efast_refuses_more_model_rows_lower_bounds_and_small_n():
+    """A model returning more rows than it was given (606 for 303: efast_analyze would take
+    N = 202), a lower bound longer than beta and an N far below 4M² are refused (kills '!='
+    → '<' twice and 'N <= 4M²' → '==')."""
+    from fastelm import efast, efast_sample, hidden_node_sensitivity
+
+    with pytest.raises(ValueError, match=r"model returned shape \(606,\) for 303 input rows"):
+        efast(lambda X: np.r_[_ishigami(X), _ishigami(X)], _EFAST_PROBLEM, 101)
+    with pytest.raises(ValueError, match="must have 3 entries"):
+        hidden_node_sensitivity(np.ones(3), np.zeros(4), np.ones(3))
+    with pytest.raises(ValueError, match="EFAST needs N > 4"):
+        efast_sample(_EFAST_PROBLEM, 10)
+
+
+# ------------------------------------------------------------------ EFAST kernel (cosmic-ray)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("L, N, M", [(5, 129, 4), (9, 401, 2)])
+def test_efast_kernel_curves_are_the_readout_on_efast_sample_points(L, N, M):
+    """linear_readout_curves gives, for each run, the readout y = z @ beta on efast_sample's
+    points minus its constant (mid-range @ beta), to rounding: not only a curve with the same
+    spectrum (kills the phase shift subtracted, the time-reversed curve, and the triangle wave
+    written 0.5 + |2v − 1|, which leave every index unchanged)."""
+    from fastelm import efast_sample
+    from fastelm._kernels.efast import linear_readout_curves
+    from fastelm.global_sensitivity import _frequencies
+
+    rng = np.random.default_rng(L)
+    lower = rng.uniform(-2.0, 0.0, L)
+    upper = lower + rng.uniform(0.5, 2.0, L)
+    beta = rng.standard_normal((L, 2))
+    phases = rng.uniform(0.0, 2.0 * np.pi, L)
+    X = efast_sample({"bounds": np.c_[lower, upper]}, N, M, phases=phases)
+    want = (X @ beta - (lower + upper) / 2 @ beta).reshape(L, N, 2).transpose(0, 2, 1)
+    omega0, other = _frequencies(N, M, L)
+    c = np.ascontiguousarray(beta * (upper - lower)[:, None])
+    got = linear_readout_curves(c, np.arange(L, dtype=np.int64), phases, omega0, other, N)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12 * np.abs(want).max())
+    part = linear_readout_curves(c, np.array([3, 1], dtype=np.int64), phases, omega0, other, N)
+    np.testing.assert_array_equal(part, got[[3, 1]])  # out[r] belongs to run runs[r]

@@ -7,8 +7,11 @@ import pickle
 
 import numpy as np
 import pytest
+from _helpers import CHUNKS
+from sklearn.datasets import make_regression
 
-from fastelm import FOSELMClassifier, FOSELMRegressor, OSELMClassifier, OSELMRegressor
+from fastelm import (ELMRegressor, FOSELMClassifier, FOSELMRegressor, OSELMClassifier,
+                     OSELMRegressor)
 from fastelm._ridge import ridge_fit
 
 
@@ -282,19 +285,19 @@ def test_bls_remove_rows_equals_training_on_the_remaining_rows(n_enhancement, dt
     for part in (np.arange(0, 300, 7), np.arange(1, 40)):  # positions among the rows held
         bls.remove_rows(part)
         held[np.flatnonzero(held)[part]] = False
-        if dtype == "float32":  # the same model refitted from the remaining rows' Gram
-            fresh = pickle.loads(pickle.dumps(bls))
-            fresh.gram_ = None
-            fresh._add_rows(X[:0].astype(np.float32), np.zeros((0, 1), np.float32))
-            np.testing.assert_allclose(bls.beta_, fresh.beta_, rtol=1e-5, atol=1e-6)
-            continue
-        I = bls.broad_features(X[held])
+        I = bls.broad_features(X[held]).astype(np.float64)
         if I.shape[0] >= I.shape[1]:
-            expected = np.linalg.solve(I.T @ I + 1e-2 * np.eye(I.shape[1]), I.T @ y[held])
+            K = I.T @ I + 1e-2 * np.eye(I.shape[1])
+            expected = np.linalg.solve(K, I.T @ y[held])
         else:
-            expected = I.T @ np.linalg.solve(I @ I.T + 1e-2 * np.eye(I.shape[0]), y[held])
+            K = I @ I.T + 1e-2 * np.eye(I.shape[0])
+            expected = I.T @ np.linalg.solve(K, y[held])
         error = np.linalg.norm(bls.beta_[:, 0] - expected) / np.linalg.norm(expected)
-        assert error <= 1e-8, error
+        # float64: round-off; float32: the a-priori bound eps·cond(K) of a float32 solve (the
+        # float32 state after removals and a refit from the remaining rows' Gram differ by
+        # about 2e-4 relative, which depends on the CPU's BLAS kernels; cond(K) ≈ 1e5 here)
+        bound = 1e-8 if dtype == "float64" else np.finfo(np.float32).eps * np.linalg.cond(K)
+        assert error <= bound, (error, bound)
     assert bls.feature_nodes_.shape[0] == held.sum()
 
 
@@ -459,3 +462,24 @@ def test_an_endless_stream_does_not_grow_the_record_of_update_forms(monkeypatch)
         fos.partial_fit(X[start:start + 40], y[start:start + 40], classes=[0, 1])
     assert 3 <= len(fos.n_nodes_history_) <= 6 and 3 <= len(fos.pruned_history_) <= 6
     assert fos.n_nodes_history_[-1] == fos.n_nodes_ and len(fos.rls_.forms) <= 6
+
+
+# ------------------------------------------------------------------ OS-ELM after every chunk
+# Mutation kill-tests (marked ``mutant``): each kills a plausible one-line bug that a mutation
+# run planted and the rest of the suite let through, and names it (mutation/RESULTS.md).
+# A Woodbury-step bug hidden when a later information-form chunk re-solves beta; the
+# stream is compared with the batch fit after every chunk.
+
+
+@pytest.mark.mutant
+def test_oselm_equals_batch_elm_after_every_chunk():
+    X, y = make_regression(n_samples=sum(CHUNKS), n_features=6, noise=0.5, random_state=0)
+    y = y / y.std()
+    online = OSELMRegressor(n_hidden=40, alpha=1e-2, random_state=0)
+    start = 0
+    for n in CHUNKS:
+        online.partial_fit(X[start:start + n], y[start:start + n])
+        start += n
+        batch = ELMRegressor(n_hidden=40, alpha=1e-2, random_state=0).fit(X[:start], y[:start])
+        np.testing.assert_allclose(online.predict(X), batch.predict(X), rtol=1e-8, atol=1e-9,
+                                   err_msg=f"after {start} rows")

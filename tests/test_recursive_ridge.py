@@ -7,6 +7,7 @@ import pickle
 
 import numpy as np
 import pytest
+from _helpers import CHUNKS
 
 from fastelm._ridge import ridge_fit
 from fastelm._recursive_ridge import RecursiveRidge
@@ -204,3 +205,188 @@ def test_old_pickles_get_the_new_defaults():
     old = RecursiveRidge.__new__(RecursiveRidge)
     old.__setstate__(state)
     assert old.forgetting_factor == 1.0 and old._removed_by_woodbury == 0
+
+
+# ------------------------------------------------------------------ OS-ELM after every chunk
+# Mutation kill-tests (marked ``mutant``): each kills a plausible one-line bug that a mutation
+# run planted and the rest of the suite let through, and names it (mutation/RESULTS.md).
+# A Woodbury-step bug hidden when a later information-form chunk re-solves beta; the
+# stream is compared with the batch fit after every chunk.
+
+
+@pytest.mark.mutant
+def test_recursive_ridge_equals_batch_ridge_after_every_chunk():
+    rng = np.random.default_rng(0)
+    L, m, alpha = 40, 2, 1e-2
+    H = rng.standard_normal((sum(CHUNKS), L))
+    T = rng.standard_normal((sum(CHUNKS), m))
+    state = RecursiveRidge(L, m, alpha)
+    start = 0
+    for n in CHUNKS:
+        state.update(H[start:start + n], T[start:start + n])
+        start += n
+        Hs, Ts = H[:start], T[:start]
+        want = np.linalg.solve(Hs.T @ Hs + alpha * np.eye(L), Hs.T @ Ts)
+        np.testing.assert_allclose(state.beta, want, rtol=1e-8, atol=1e-10, err_msg=str(start))
+    assert {"woodbury", "information"} <= set(state.forms)
+    assert state.forms[CHUNKS.index(200)] == "information"
+    # the first chunks, before L rows are seen, take the information form (P ~ 1/alpha there)
+    assert state.forms[:2] == ["information", "information"]
+    assert state.n_seen == sum(CHUNKS) and state.HtT.shape == (L, m)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("form", ["bogus", "Woodbury", "qr"])
+def test_recursive_ridge_rejects_an_unknown_form(form):
+    """Any name but 'woodbury' and 'information' is refused (a survivor of the mutation run
+    compared form <= 'information', which took 'bogus' for the information form)."""
+    state = RecursiveRidge(3, 1, 1.0)
+    with pytest.raises(ValueError, match="form="):
+        state.update(np.ones((2, 3)), np.ones((2, 1)), form=form)
+    assert state.n_seen == 0 and state.forms == []
+
+
+@pytest.mark.mutant
+def test_recursive_ridge_remove_nodes_checks_every_index():
+    """Out-of-range indices anywhere in ``drop`` are refused (a survivor checked only one end),
+    and the kept nodes' readout is the ridge fit of those nodes on every row seen."""
+    rng = np.random.default_rng(1)
+    H, T = rng.standard_normal((30, 6)), rng.standard_normal((30, 2))
+    state = RecursiveRidge(6, 2, 0.5)
+    state.update(H, T)
+    for drop in ([0, 6], [6, 2], [-1, 3], [7]):
+        with pytest.raises(ValueError, match=r"\[0, 6\)"):
+            state.remove_nodes(drop)
+    keep = state.remove_nodes([4, 1])
+    np.testing.assert_array_equal(keep, [0, 2, 3, 5])
+    Hk = H[:, keep]
+    want = np.linalg.solve(Hk.T @ Hk + 0.5 * np.eye(4), Hk.T @ T)
+    np.testing.assert_allclose(state.beta, want, rtol=1e-10, atol=1e-12)
+
+
+# ------------------------------------------------------------------ _rls (cosmic-ray, second run)
+
+
+@pytest.mark.mutant
+def test_recursive_ridge_float32_beta_follows_every_solve():
+    """beta_as(float32) is beta's cast after every chunk, not the first solve's cast kept
+    (kills 'cast[0] is not beta or ...' written with 'and': a new beta, same dtype)."""
+    rng = np.random.default_rng(11)
+    H, T = np.tanh(rng.standard_normal((90, 8))), rng.standard_normal((90, 2))
+    state = RecursiveRidge(8, 2, 1e-2)
+    for start in range(0, 90, 30):
+        state.update(H[start:start + 30].astype(np.float32), T[start:start + 30])
+        np.testing.assert_array_equal(state.beta_as(np.float32), state.beta.astype(np.float32))
+    assert state.beta_as(np.float32) is state.beta_as(np.float32)  # cast once per solve
+
+
+@pytest.mark.mutant
+def test_recursive_ridge_rebuilds_p_only_when_missing_or_after_l_removals(monkeypatch):
+    """Woodbury steps rebuild P = K⁻¹ (L³ flops) only when P is missing or after L rows removed
+    by them, so a row costs O(L²) amortised (kills '>= n_hidden' written '!=': a rebuild at
+    every step, or '==': never when the count steps over L)."""
+    rebuilds = []
+    original = RecursiveRidge._refresh_inverse
+
+    def counted(self):
+        rebuilds.append(self.n_seen)
+        original(self)
+
+    monkeypatch.setattr(RecursiveRidge, "_refresh_inverse", counted)
+    rng = np.random.default_rng(12)
+    H, T = np.tanh(rng.standard_normal((130, 10))), rng.standard_normal((130, 1))
+    state = RecursiveRidge(10, 1, 1e-2)
+    state.update(H[:20], T[:20], form="information")
+    for s in range(20, 70, 2):  # 25 Woodbury updates of two rows: P built once, at the first
+        state.update(H[s:s + 2], T[s:s + 2], form="woodbury")
+    assert rebuilds == [20]
+    for s in range(0, 27, 3):  # 9 removals of three rows: rebuilt before the 5th and the 9th
+        state.downdate(H[s:s + 3], T[s:s + 3], form="woodbury")
+    assert rebuilds == [20, 58, 46]  # 12 rows removed since the last build, past L = 10
+    held = np.r_[27:70]
+    want = np.linalg.solve(H[held].T @ H[held] + 1e-2 * np.eye(10), H[held].T @ T[held])
+    np.testing.assert_allclose(state.beta, want, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.mutant
+def test_recursive_ridge_rebuilds_beta_from_the_sums_after_l_removals():
+    """After L rows removed by Woodbury steps, beta is rebuilt from the exact sums K, HᵀT with
+    P, not carried on: an error planted in beta (as rounding drift would be) is gone after the
+    rebuild (kills 'if self.P is not None' → 'is None': only P rebuilt)."""
+    rng = np.random.default_rng(13)
+    H, T = np.tanh(rng.standard_normal((60, 6))), rng.standard_normal((60, 1))
+    state = RecursiveRidge(6, 1, 1e-2)
+    state.update(H[:30], T[:30], form="information")
+    for s in range(0, 6, 2):  # 6 rows = L removed by Woodbury steps
+        state.downdate(H[s:s + 2], T[s:s + 2], form="woodbury")
+    state._beta = state.beta + 1.0  # drift
+    state.update(H[30:32], T[30:32], form="woodbury")  # rebuilds P and beta, then the step
+    held = np.r_[6:32]
+    want = np.linalg.solve(H[held].T @ H[held] + 1e-2 * np.eye(6), H[held].T @ T[held])
+    np.testing.assert_allclose(state.beta, want, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.mutant
+def test_recursive_ridge_removes_every_row_it_holds():
+    """Removing all the rows held leaves the prior: K = alpha I, beta = 0 (kills 'n > n_seen'
+    → '>=', which refused it)."""
+    rng = np.random.default_rng(14)
+    H, T = np.tanh(rng.standard_normal((5, 8))), rng.standard_normal((5, 2))
+    state = RecursiveRidge(8, 2, 0.5)
+    state.update(H, T)
+    state.downdate(H, T)
+    assert state.n_seen == 0
+    np.testing.assert_allclose(state.K, 0.5 * np.eye(8), rtol=0, atol=1e-13)
+    np.testing.assert_allclose(state.beta, 0.0, rtol=0, atol=1e-13)
+
+
+@pytest.mark.mutant
+def test_recursive_ridge_refuses_an_ill_conditioned_woodbury_removal():
+    """Removing 3 rows leaves 12 that span 2 of the 4 hidden directions; with alpha = 3e-14,
+    S = I − H P Hᵀ still has a Cholesky factor but its reciprocal condition (~3e-14) is below
+    RCOND_MIN: refused, state unchanged (kills the rcond test disabled by 'info != 0 and ...'
+    or 'not rcond != RCOND_MIN')."""
+    rng = np.random.default_rng(15)
+    basis = np.tanh(rng.standard_normal((2, 4)))
+    H = np.r_[rng.standard_normal((12, 2)) @ basis, np.tanh(rng.standard_normal((3, 4)))]
+    T = rng.standard_normal((15, 1))
+    state = RecursiveRidge(4, 1, 3e-14)
+    state.update(H, T, form="information")
+    K, HtT = state.K.copy(), state.HtT.copy()
+    with pytest.raises(ValueError, match="numerically singular"):
+        state.downdate(H[12:], T[12:], form="woodbury")
+    np.testing.assert_array_equal(state.K, K)
+    np.testing.assert_array_equal(state.HtT, HtT)
+    assert state.n_seen == 15
+
+
+@pytest.mark.mutant
+def test_recursive_ridge_woodbury_form_takes_no_row_weights():
+    """A weighted chunk cannot take the Woodbury form, in update or downdate (kills
+    "form == 'woodbury'" → '>': the weights silently dropped by the removal)."""
+    rng = np.random.default_rng(16)
+    H, T = np.tanh(rng.standard_normal((20, 3))), rng.standard_normal((20, 1))
+    state = RecursiveRidge(3, 1, 0.1)
+    state.update(H, T)
+    for step in (state.update, state.downdate):
+        with pytest.raises(ValueError, match="does not take row weights"):
+            step(H[:2], T[:2], form="woodbury", weights=np.full(2, 0.5))
+    assert state.n_seen == 20 and state.forms == ["information"]
+
+
+@pytest.mark.mutant
+def test_keep_last_trims_only_past_twice_the_kept_length(monkeypatch):
+    """keep_last lets a record grow to 2·HISTORY_KEPT and only past that cuts it to the last
+    HISTORY_KEPT entries, so a trim happens once per HISTORY_KEPT appends (kills '>' → '>=',
+    '!=', '1 *' and '2 /', which trim early or at every append)."""
+    from fastelm import _recursive_ridge as _rls
+
+    monkeypatch.setattr(_rls, "HISTORY_KEPT", 3)
+    record, lengths = [], []
+    for i in range(14):
+        _rls.keep_last(record, [i])
+        lengths.append(len(record))
+    assert lengths == [1, 2, 3, 4, 5, 6, 3, 4, 5, 6, 3, 4, 5, 6]
+    assert record == [8, 9, 10, 11, 12, 13]
+    _rls.keep_last(record, [14, 15, 16])  # several entries at once: 9 > 6, keep the last 3
+    assert record == [14, 15, 16]

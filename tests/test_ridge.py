@@ -138,3 +138,64 @@ def test_state_pickled_before_the_lazy_solve_still_loads():
     loaded.update(H[:50], T[:50])
     rls.update(H[:50], T[:50])
     np.testing.assert_allclose(loaded.beta, rls.beta, rtol=1e-10, atol=1e-12)
+
+
+# ------------------------------------------------------------------ _ridge (cosmic-ray survivors)
+# Mutation kill-tests (marked ``mutant``): each kills a plausible one-line bug that a mutation
+# run planted and the rest of the suite let through, and names it (mutation/RESULTS.md).
+
+
+@pytest.mark.mutant
+def test_spd_factor_refuses_an_ill_conditioned_factor_and_trusts_a_good_one():
+    """Cholesky of diag(1, 1e-15) exists but its reciprocal condition (1e-15) is below
+    RCOND_MIN (2.2e-13): no factor (unless rcond_min=0). Kills the rcond test written with
+    'and' for 'or', and the norm computed only when rcond_min == 0 (or < 0, or negated)."""
+    from fastelm._ridge import RCOND_MIN, spd_factor
+
+    ill = np.diag([1.0, 1e-15])
+    assert 1e-15 < RCOND_MIN and spd_factor(ill) is None
+    assert spd_factor(ill, rcond_min=0) is not None
+    good = np.array([[4.0, 1.0], [1.0, 3.0]])
+    c, lower = spd_factor(good)  # kills 'rcond != rcond_min': a good factor is trusted
+    np.testing.assert_allclose(np.triu(c).T @ np.triu(c), good)
+
+
+@pytest.mark.mutant
+def test_singular_ridge_warning_points_at_the_caller():
+    """The LinAlgWarning of the eigen fallback is reported at the line that called the
+    estimator-level solve (stacklevel 3: spd_solve ← ridge_fit ← caller)."""
+    from scipy.linalg import LinAlgWarning
+
+    from fastelm._ridge import ridge_fit
+
+    H = np.ones((6, 2))  # rank 1, alpha = 0: singular
+    with pytest.warns(LinAlgWarning) as record:
+        ridge_fit(H, np.ones((6, 1)), 0.0)
+    assert record[0].filename == __file__
+
+
+@pytest.mark.mutant
+def test_pseudo_solve_cut_off_is_relative_to_the_largest_eigenvalue():
+    """K = diag(1e-6, 1e-20): Cholesky is refused (rcond 1e-14), and the eigen cut-off
+    n·eps·max(w) = 4.4e-22 keeps both eigenvalues, so K⁻¹b is exact; an absolute cut-off
+    (max(w.max(), 1)) would drop 1e-20."""
+    from scipy.linalg import LinAlgWarning
+
+    from fastelm._ridge import spd_solve
+
+    with pytest.warns(LinAlgWarning):
+        x = spd_solve(np.diag([1e-6, 1e-20]), np.ones((2, 1)))
+    np.testing.assert_allclose(x.ravel(), [1e6, 1e20], rtol=1e-12)
+
+
+@pytest.mark.mutant
+def test_pseudo_solve_of_a_zero_system_is_zero():
+    """K = 0 (alpha = 0 and all-zero hidden outputs): the pseudo-inverse keeps no eigenvalue
+    and the solution is 0, not 0/0 (kills the cut-off written with '>=')."""
+    from scipy.linalg import LinAlgWarning
+
+    from fastelm._ridge import spd_solve
+
+    with pytest.warns(LinAlgWarning):
+        x = spd_solve(np.zeros((3, 3)), np.ones((3, 2)))
+    np.testing.assert_array_equal(x, 0.0)

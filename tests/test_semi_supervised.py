@@ -329,3 +329,163 @@ def test_bad_input(params, y, match):
     X = np.arange(12, dtype=float).reshape(6, 2)
     with pytest.raises(ValueError, match=match):
         TriTrainingClassifier(**params).fit(X, y)
+
+
+# ------------------------------------------------------------------ Tri-training boundary
+# Mutation kill-tests (marked ``mutant``): each kills a plausible one-line bug that a mutation
+# run planted and the rest of the suite let through, and names it (mutation/RESULTS.md).
+# The update condition e·|L| < e'·l' written with ``<=``.
+
+
+@pytest.mark.mutant
+def test_tritraining_update_condition_is_strict_at_the_boundary():
+    """e·|L| = e'·l' exactly is not e·|L| < e'·l' (Zhou & Li 2005, Fig. 1)."""
+    # 1/10 · 60 = 3/10 · 20: not the first branch; l' = 20 > e/(e' − e) = 1/2, so subsample
+    # to ceil(e' l'/e − 1) = 59 rows (with <=, all 60 rows would be used)
+    assert _update_decision(F(1, 10), F(3, 10), 20, 60) == (True, 59, 59)
+    # 2/5 · 5 = 1/2 · 4, and l' = 4 is not > e/(e' − e) = 4: no update at all
+    assert _update_decision(F(2, 5), F(1, 2), 4, 5) == (False, None, 4)
+    # one more candidate row on either side of the boundary
+    assert _update_decision(F(1, 10), F(3, 10), 20, 59) == (True, None, 59)
+    assert _update_decision(F(2, 5), F(1, 2), 4, 6) == (False, None, 4)
+
+
+# ------------------------------------------------------------------ semi_supervised (cosmic-ray)
+
+
+def _semi_data():
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_samples=120, n_features=4, n_informative=3, n_redundant=0,
+                               n_classes=3, n_clusters_per_class=1, random_state=0)
+    y_semi = np.where(np.random.default_rng(0).random(120) < 0.6, -1, y)
+    return X, y_semi
+
+
+@pytest.mark.mutant
+def test_tri_training_proba_of_learners_without_predict_proba_sums_to_one():
+    """Learners without predict_proba (RidgeClassifier) count as one-hot votes of weight 1:
+    every row's probabilities sum to 1 and their argmax is predict (kills 1.0 → 0.0 / 2.0)."""
+    from sklearn.linear_model import RidgeClassifier
+
+    from fastelm import TriTrainingClassifier
+
+    X, y = _semi_data()
+    clf = TriTrainingClassifier(RidgeClassifier(), random_state=0).fit(X, y)
+    proba = clf.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
+    np.testing.assert_array_equal(clf.classes_[proba.argmax(axis=1)], clf.predict(X))
+
+
+@pytest.mark.mutant
+def test_tri_training_predict_does_not_refit_the_input_check():
+    """predict checks X against the fit's n_features_in_ (validate_data with reset=False): a
+    wrong width is refused naming TriTrainingClassifier and leaves n_features_in_ as fitted."""
+    from fastelm import ELMClassifier, TriTrainingClassifier
+
+    X, y = _semi_data()
+    clf = TriTrainingClassifier(ELMClassifier(n_hidden=10), random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="TriTrainingClassifier is expecting 4 features"):
+        clf.predict(X[:, :3])
+    assert clf.n_features_in_ == 4
+
+
+@pytest.mark.mutant
+def test_tri_training_subsample_draws_distinct_unlabelled_rows(monkeypatch):
+    """The third branch of the update rule cuts L_i to a random subset: distinct rows, never
+    one unlabelled row twice (kills rng.choice(..., replace=True)). The rule is forced into
+    that branch (5 rows every round) and a base learner records the rows it is fitted on."""
+    from sklearn.base import BaseEstimator, ClassifierMixin
+
+    from fastelm import TriTrainingClassifier, semi_supervised
+
+    fits = []
+
+    class Recorder(ClassifierMixin, BaseEstimator):
+        def fit(self, X, y):
+            fits.append(X[:, 0].copy())
+            self.classes_ = np.unique(y)
+            return self
+
+        def predict(self, X):  # every learner agrees everywhere: all of U are candidates
+            return np.full(len(X), self.classes_[0])
+
+    monkeypatch.setattr(semi_supervised, "_update_decision", lambda e, ep, lp, n: (True, 5, 5))
+    rng = np.random.default_rng(0)
+    n_l, n_u = 20, 30
+    X = np.column_stack([np.arange(n_l + n_u), rng.standard_normal(n_l + n_u)])  # column 0: id
+    y = np.r_[np.arange(n_l) % 2, np.full(n_u, -1)]
+    TriTrainingClassifier(Recorder(), random_state=0, max_iter=10).fit(X, y)
+    refits = [ids[ids >= n_l] for ids in fits if (ids >= n_l).any()]
+    assert len(refits) >= 10  # the subsample branch ran
+    for unlabelled in refits:
+        assert len(np.unique(unlabelled)) == len(unlabelled) == 5
+
+
+@pytest.mark.mutant
+def test_tri_training_bootstrap_keeps_a_draw_with_more_than_two_classes():
+    """A bootstrap of L is redrawn only when it holds a single class: a three-class draw is
+    kept (kills '>= 2' → '== 2', under which every draw of three classes would be rejected
+    until the whole of L is used)."""
+    from fastelm.semi_supervised import _bootstrap_indices
+
+    y = np.repeat([0, 1, 2], 20)
+    rows = _bootstrap_indices(y, np.random.default_rng(0))
+    assert np.unique(y[rows]).size == 3
+    assert not np.array_equal(np.sort(rows), np.arange(60))  # a real bootstrap, not all of L
+
+
+@pytest.mark.mutant
+def test_tri_training_reseeds_nested_random_states():
+    """The three learners get different seeds also inside a Pipeline (get_params(deep=True));
+    with deep=False the nested ELMs would all keep random_state=7."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from fastelm import ELMClassifier, TriTrainingClassifier
+
+    X, y = _semi_data()
+    base = make_pipeline(StandardScaler(), ELMClassifier(n_hidden=10, random_state=7))
+    clf = TriTrainingClassifier(base, random_state=0, max_iter=0).fit(X, y)
+    seeds = [est.get_params()["elmclassifier__random_state"] for est in clf.estimators_]
+    assert len(set(seeds)) == 3 and 7 not in seeds
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("n", [2, 4])
+def test_tri_training_refuses_a_sequence_of_other_than_three_learners(n):
+    """A list of base learners must hold exactly three: four are refused as two are (kills
+    'len(base) != 3' → '< 3', under which a fourth learner would be silently ignored)."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from fastelm import TriTrainingClassifier
+
+    X, y = _semi_data()
+    with pytest.raises(ValueError, match=f"one classifier or 3; got a sequence of {n}"):
+        TriTrainingClassifier([DecisionTreeClassifier()] * n, random_state=0).fit(X, y)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("name", ["TriTrainingClassifier", "BLSClassifier", "ELMClassifier",
+                                  "DEELMClassifier"])
+def test_non_deterministic_tag_follows_random_state(name):
+    """An estimator is tagged non-deterministic exactly when it is not seeded (scikit-learn's
+    checks then skip the same-result-twice tests); kills 'is None' → 'is not None'."""
+    import fastelm
+
+    cls = getattr(fastelm, name)
+    assert cls().__sklearn_tags__().non_deterministic
+    assert not cls(random_state=0).__sklearn_tags__().non_deterministic
+
+
+@pytest.mark.mutant
+def test_tri_training_labels_below_the_marker_stay_labelled():
+    """Only rows equal to the marker (-1) are unlabelled: classes -5 and -2 are labels like any
+    other (kills 'y == marker' → 'y <= marker', which would drop every class below -1)."""
+    from fastelm import TriTrainingClassifier
+
+    X, y = _semi_data()
+    y = np.where(y == -1, -1, np.array([-5, -2, 4])[np.maximum(y, 0)])
+    clf = TriTrainingClassifier(random_state=0).fit(X, y)
+    np.testing.assert_array_equal(clf.classes_, [-5, -2, 4])
+    assert set(clf.predict(X)) <= {-5, -2, 4}

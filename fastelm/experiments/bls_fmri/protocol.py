@@ -34,8 +34,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import LeaveOneGroupOut, RepeatedStratifiedKFold
 from sklearn.pipeline import Pipeline
 
-from ...connectome import ConnectomeTransformer
-from ...fmri import connectivity_features
+from ...connectome import ConnectomeTransformer, connectivity_features
 from ...metrics import classification_report_dict
 from ..common import limit_threads
 from ..common import progress as progress_bar

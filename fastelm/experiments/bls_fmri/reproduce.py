@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 
 from ..._cli import check_output_dir, directory_option, run_command, sklearn_seed_option
-from ...fmri import (CroppedSeriesWarning, ExcludedSubjectsWarning, load_roi_dataset,
-                     make_synthetic_abide)
+from ...datasets import (CroppedSeriesWarning, ExcludedSubjectsWarning, load_roi_dataset,
+                         make_synthetic_abide)
 from .models import FASTELM_MODELS, default_models, describe
 from .outputs import write_outputs
 from .protocol import (KINDS, FoldFeatures, bls_permutation_test, cv_splits, run_splits,
