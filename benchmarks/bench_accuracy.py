@@ -36,7 +36,9 @@ printed once.
 
 Each finished (set, model) pair is appended to ``cache.jsonl`` in ``--out`` with a digest of
 the model's parameters: an interrupted run resumes where it stopped, and a model whose
-parameters (or fastelm defaults) changed is run again (``--fresh`` reruns everything). The
+parameters (or fastelm defaults) changed is run again (``--fresh`` reruns everything). Two
+processes on disjoint ``--models`` lists may share one ``--out`` (each appends its own lines;
+``--report`` then joins them), one per core. The
 tables are rewritten after every set: ``accuracy.md/.csv`` (per set), ``cpu_seconds.md/.csv``
 (per set), ``summary.md/.csv`` (mean accuracy, mean rank, Friedman test, wins per pair) and
 ``ranks.png``, a critical-difference diagram after Demšar (JMLR 7, 2006): mean ranks, with the
@@ -61,6 +63,8 @@ from pathlib import Path
 
 import numpy as np
 
+if not __package__:  # run as a script: this work tree's fastelm before any installed one
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 try:
     from . import peers  # asv and pytest: the benchmarks package
 except ImportError:  # run as a script
@@ -534,11 +538,11 @@ def plot_cd(path, labels, ranks, cd, n_sets, title):
     left, right = order[: (k + 1) // 2], order[(k + 1) // 2:][::-1]
     groups = cliques(ranks, cd) if np.isfinite(cd) else []
     rows = max(len(left), len(right))
-    height = 1.6 + 0.28 * rows + 0.18 * len(groups)
-    fig, ax = plt.subplots(figsize=(10, height))
+    height = 1.4 + 0.3 * rows + 0.12 * len(groups)
+    fig, ax = plt.subplots(figsize=(11, height))
     lo, hi = 1, k
-    ax.set_xlim(lo - 0.05 * k - 1.6, hi + 0.05 * k + 1.6)
-    ax.set_ylim(-(rows + 1.2) - 0.25 * len(groups), 1.4)
+    ax.set_xlim(lo - 0.05 * k - 2.0, hi + 0.05 * k + 2.0)
+    ax.set_ylim(-(rows * 0.9 + 0.5) - 0.25 * len(groups), 1.4)
     ax.axis("off")
     ax.hlines(0, lo, hi, color="k", lw=1)
     for r in range(lo, hi + 1):
