@@ -722,7 +722,8 @@ def write_outputs(out, sets, models, records, digests=None, folds=None):
     write_summary(out, S, folds)
     if S["n_sets"] >= 2:
         chi2, p, _, _ = S["friedman"]
-        title = (f"Mean rank over {S['n_sets']} KEEL sets (1 = most accurate); bars join "
+        quick = "QUICK sets only. " if set(sets) == set(QUICK_SETS) else ""
+        title = (f"{quick}Mean rank over {S['n_sets']} KEEL sets (1 = most accurate); bars join "
                  f"models not significantly different (Friedman p = {p:.2g})")
         if S["partial"]:
             title = f"PARTIAL ({S['n_done']} of {S['n_all']} runs done). " + title
