@@ -59,7 +59,7 @@ def test_elm_regressor_cv_equals_grid_search(scoring, m):
     cv = KFold(5, shuffle=True, random_state=1)
     ours = ELMRegressorCV(n_hidden=250, alphas=ALPHAS, hidden_sizes=SIZES, cv=cv,
                           scoring=None if scoring == "neg_mean_squared_error" else scoring,
-                          random_state=3).fit(X, y)
+                          direct_links=False, random_state=3).fit(X, y)
     grid = GridSearchCV(ELMRegressor(random_state=3), {"alpha": ALPHAS, "n_hidden": SIZES},
                         cv=cv, scoring=scoring).fit(X, y)
     assert_same_search(ours, grid)
@@ -76,7 +76,7 @@ def test_elm_classifier_cv_equals_grid_search(scoring):
     cv = StratifiedKFold(4, shuffle=True, random_state=2)
     sizes = SIZES + [200]  # 180 training rows: 200 and 250 nodes take the dual form
     ours = ELMClassifierCV(n_hidden=250, alphas=ALPHAS, hidden_sizes=sizes, cv=cv,
-                           scoring=scoring, random_state=4).fit(X, y)
+                           scoring=scoring, direct_links=False, random_state=4).fit(X, y)
     grid = GridSearchCV(ELMClassifier(random_state=4), {"alpha": ALPHAS, "n_hidden": sizes},
                         cv=cv, scoring=scoring or neg_mse_of_targets).fit(X, y)
     assert_same_search(ours, grid)
@@ -87,7 +87,7 @@ def test_elm_classifier_cv_equals_grid_search(scoring):
 def test_elm_classifier_cv_two_classes_default_stratified_folds():
     X, y = classification_data(n=150, classes=2, seed=5)
     ours = ELMClassifierCV(n_hidden=80, alphas=ALPHAS, hidden_sizes=[20, 80],
-                           random_state=0).fit(X, y)
+                           direct_links=False, random_state=0).fit(X, y)
     grid = GridSearchCV(ELMClassifier(random_state=0), {"alpha": ALPHAS, "n_hidden": [20, 80]},
                         cv=5, scoring=neg_mse_of_targets).fit(X, y)
     assert_same_search(ours, grid)
@@ -100,7 +100,7 @@ def test_bls_regressor_cv_equals_grid_search(preprocessing, n_enhancement):
     cv = KFold(5, shuffle=True, random_state=1)
     regs = [1e-4, 1e-2, 1.0]
     params = dict(n_enhancement=n_enhancement, preprocessing=preprocessing, random_state=3)
-    ours = BLSRegressorCV(regs=regs, cv=cv, **params).fit(X, y)
+    ours = BLSRegressorCV(regs=regs, cv=cv, direct_links=False, **params).fit(X, y)
     grid = GridSearchCV(BLSRegressor(**params), {"reg": regs}, cv=cv,
                         scoring="neg_mean_squared_error").fit(X, y)
     assert_same_search(ours, grid)
@@ -208,7 +208,7 @@ def test_singular_prefixes_take_the_estimators_eigen_fallback():
     with pytest.warns(Warning, match="singular"):
         ours = ELMRegressorCV(n_hidden=20, activation="linear", alphas=grid_params["alpha"],
                               hidden_sizes=grid_params["n_hidden"], cv=cv,
-                              random_state=0).fit(X, y)
+                              direct_links=False, random_state=0).fit(X, y)
     with pytest.warns(Warning, match="singular"):
         grid = GridSearchCV(ELMRegressor(activation="linear", random_state=0), grid_params,
                             cv=cv, scoring="neg_mean_squared_error").fit(X, y)
@@ -222,7 +222,7 @@ def test_splits_that_are_not_a_partition():
     splits = [(np.sort(rng.choice(120, 70, replace=False)), np.arange(k * 20, k * 20 + 30))
               for k in range(3)]
     ours = ELMRegressorCV(n_hidden=50, alphas=ALPHAS, hidden_sizes=[20, 50], cv=splits,
-                          random_state=0).fit(X, y)
+                          direct_links=False, random_state=0).fit(X, y)
     grid = GridSearchCV(ELMRegressor(random_state=0), {"alpha": ALPHAS, "n_hidden": [20, 50]},
                         cv=splits, scoring="neg_mean_squared_error").fit(X, y)
     assert_same_search(ours, grid)
@@ -244,7 +244,7 @@ def test_first_k_nodes_are_the_k_node_model(Estimator):
 def test_chosen_model_is_rebuilt_by_its_parameters():
     X, y = regression_data()
     cv = ELMRegressorCV(n_hidden=100, alphas=ALPHAS, hidden_sizes=[10, 30, 100],
-                        random_state=6).fit(X, y)
+                        direct_links=False, random_state=6).fit(X, y)
     rebuilt = ELMRegressor(n_hidden=cv.n_hidden_, alpha=cv.alpha_, random_state=6).fit(X, y)
     np.testing.assert_array_equal(cv.W_, rebuilt.W_)
     np.testing.assert_allclose(cv.beta_, rebuilt.beta_, rtol=1e-8, atol=1e-10)
@@ -281,7 +281,7 @@ def test_pickle_round_trip(estimator):
 def test_cv_results_layout():
     X, y = regression_data(n=100)
     model = ELMRegressorCV(n_hidden=30, alphas=[1e-2, 1.0], hidden_sizes=[10, 30], cv=4,
-                           random_state=0).fit(X, y)
+                           direct_links=False, random_state=0).fit(X, y)
     results = model.cv_results_
     assert results["params"] == [{"alpha": a, "n_hidden": k} for a in (1e-2, 1.0)
                                  for k in (10, 30)]
