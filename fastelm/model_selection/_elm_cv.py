@@ -83,7 +83,7 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
                  direct_links: bool | Sequence[bool] = (False, True), cv: CV | str = None,
                  scoring: Scoring = None, random_state: RandomState = None,
                  dtype: DType = "float64"):
-        self.n_hidden = n_hidden
+        self.n_hidden = n_hidden  # type: ignore[assignment]  # None: chosen by fit
         self.activation = activation
         self.alphas = alphas
         self.hidden_sizes = hidden_sizes
