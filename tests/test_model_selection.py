@@ -59,7 +59,7 @@ def test_elm_regressor_cv_equals_grid_search(scoring, m):
     cv = KFold(5, shuffle=True, random_state=1)
     ours = ELMRegressorCV(n_hidden=250, alphas=ALPHAS, hidden_sizes=SIZES, cv=cv,
                           scoring=None if scoring == "neg_mean_squared_error" else scoring,
-                          random_state=3).fit(X, y)
+                          direct_links=False, random_state=3).fit(X, y)
     grid = GridSearchCV(ELMRegressor(random_state=3), {"alpha": ALPHAS, "n_hidden": SIZES},
                         cv=cv, scoring=scoring).fit(X, y)
     assert_same_search(ours, grid)
@@ -76,7 +76,7 @@ def test_elm_classifier_cv_equals_grid_search(scoring):
     cv = StratifiedKFold(4, shuffle=True, random_state=2)
     sizes = SIZES + [200]  # 180 training rows: 200 and 250 nodes take the dual form
     ours = ELMClassifierCV(n_hidden=250, alphas=ALPHAS, hidden_sizes=sizes, cv=cv,
-                           scoring=scoring, random_state=4).fit(X, y)
+                           scoring=scoring, direct_links=False, random_state=4).fit(X, y)
     grid = GridSearchCV(ELMClassifier(random_state=4), {"alpha": ALPHAS, "n_hidden": sizes},
                         cv=cv, scoring=scoring or neg_mse_of_targets).fit(X, y)
     assert_same_search(ours, grid)
@@ -87,7 +87,7 @@ def test_elm_classifier_cv_equals_grid_search(scoring):
 def test_elm_classifier_cv_two_classes_default_stratified_folds():
     X, y = classification_data(n=150, classes=2, seed=5)
     ours = ELMClassifierCV(n_hidden=80, alphas=ALPHAS, hidden_sizes=[20, 80],
-                           random_state=0).fit(X, y)
+                           direct_links=False, random_state=0).fit(X, y)
     grid = GridSearchCV(ELMClassifier(random_state=0), {"alpha": ALPHAS, "n_hidden": [20, 80]},
                         cv=5, scoring=neg_mse_of_targets).fit(X, y)
     assert_same_search(ours, grid)
@@ -100,7 +100,7 @@ def test_bls_regressor_cv_equals_grid_search(preprocessing, n_enhancement):
     cv = KFold(5, shuffle=True, random_state=1)
     regs = [1e-4, 1e-2, 1.0]
     params = dict(n_enhancement=n_enhancement, preprocessing=preprocessing, random_state=3)
-    ours = BLSRegressorCV(regs=regs, cv=cv, **params).fit(X, y)
+    ours = BLSRegressorCV(regs=regs, cv=cv, direct_links=False, **params).fit(X, y)
     grid = GridSearchCV(BLSRegressor(**params), {"reg": regs}, cv=cv,
                         scoring="neg_mean_squared_error").fit(X, y)
     assert_same_search(ours, grid)
@@ -208,7 +208,7 @@ def test_singular_prefixes_take_the_estimators_eigen_fallback():
     with pytest.warns(Warning, match="singular"):
         ours = ELMRegressorCV(n_hidden=20, activation="linear", alphas=grid_params["alpha"],
                               hidden_sizes=grid_params["n_hidden"], cv=cv,
-                              random_state=0).fit(X, y)
+                              direct_links=False, random_state=0).fit(X, y)
     with pytest.warns(Warning, match="singular"):
         grid = GridSearchCV(ELMRegressor(activation="linear", random_state=0), grid_params,
                             cv=cv, scoring="neg_mean_squared_error").fit(X, y)
@@ -222,7 +222,7 @@ def test_splits_that_are_not_a_partition():
     splits = [(np.sort(rng.choice(120, 70, replace=False)), np.arange(k * 20, k * 20 + 30))
               for k in range(3)]
     ours = ELMRegressorCV(n_hidden=50, alphas=ALPHAS, hidden_sizes=[20, 50], cv=splits,
-                          random_state=0).fit(X, y)
+                          direct_links=False, random_state=0).fit(X, y)
     grid = GridSearchCV(ELMRegressor(random_state=0), {"alpha": ALPHAS, "n_hidden": [20, 50]},
                         cv=splits, scoring="neg_mean_squared_error").fit(X, y)
     assert_same_search(ours, grid)
@@ -244,7 +244,7 @@ def test_first_k_nodes_are_the_k_node_model(Estimator):
 def test_chosen_model_is_rebuilt_by_its_parameters():
     X, y = regression_data()
     cv = ELMRegressorCV(n_hidden=100, alphas=ALPHAS, hidden_sizes=[10, 30, 100],
-                        random_state=6).fit(X, y)
+                        direct_links=False, random_state=6).fit(X, y)
     rebuilt = ELMRegressor(n_hidden=cv.n_hidden_, alpha=cv.alpha_, random_state=6).fit(X, y)
     np.testing.assert_array_equal(cv.W_, rebuilt.W_)
     np.testing.assert_allclose(cv.beta_, rebuilt.beta_, rtol=1e-8, atol=1e-10)
@@ -281,7 +281,7 @@ def test_pickle_round_trip(estimator):
 def test_cv_results_layout():
     X, y = regression_data(n=100)
     model = ELMRegressorCV(n_hidden=30, alphas=[1e-2, 1.0], hidden_sizes=[10, 30], cv=4,
-                           random_state=0).fit(X, y)
+                           direct_links=False, random_state=0).fit(X, y)
     results = model.cv_results_
     assert results["params"] == [{"alpha": a, "n_hidden": k} for a in (1e-2, 1.0)
                                  for k in (10, 30)]
@@ -642,9 +642,178 @@ def test_weight_scales_searched_like_grid_search(scoring):
 
 def test_one_weight_scale_is_not_a_searched_parameter():
     X, y = regression_data(d=16)
-    model = ELMRegressorCV(n_hidden=30, alphas=ALPHAS, random_state=0).fit(X, y)
+    model = ELMRegressorCV(n_hidden=30, alphas=ALPHAS, hidden_sizes=[30], direct_links=False,
+                           random_state=0).fit(X, y)
     assert "param_weight_scale" not in model.cv_results_
     assert model.weight_scale_ == 0.25
     refit = ELMRegressor(n_hidden=30, alpha=model.alpha_, random_state=0).fit(X, y)
     np.testing.assert_array_equal(model.W_, refit.W_)
     np.testing.assert_allclose(model.predict(X), refit.predict(X), rtol=1e-9, atol=1e-9)
+
+
+# --------------------------------------------------------------------------- LOO, GCV
+
+
+def explicit_hat_scores(A, T, alphas, kind):
+    """The definitions, from the explicit hat matrix H = A (AᵀA + αI)⁻¹ Aᵀ per α:
+    'loo' −(1/(n·m)) Σ_i ||e_i / (1 − h_ii)||², 'gcv' −n ||e||² / (n − tr H)² / m."""
+    A, T = np.asarray(A, dtype=np.float64), np.asarray(T, dtype=np.float64).reshape(len(A), -1)
+    n, m = T.shape
+    out = []
+    for alpha in alphas:
+        H = A @ np.linalg.solve(A.T @ A + alpha * np.eye(A.shape[1]), A.T)
+        e = T - H @ T
+        if kind == "loo":
+            out.append(-np.sum((e / (1 - np.diag(H))[:, None]) ** 2) / (n * m))
+        else:
+            out.append(-n * np.sum(e ** 2) / (n - np.trace(H)) ** 2 / m)
+    return np.array(out)
+
+
+# 40 rows, 4 (8) inputs: widths 5, 30 take the primal form with and without links, 60 the dual
+LOO_ALPHAS = [1e-2, 1.0, 30.0]
+LOO_SIZES = [5, 30, 60]
+
+
+@pytest.mark.parametrize("classify", [False, True])
+def test_loo_equals_grid_search_with_leave_one_out(classify):
+    """cv='loo' equals GridSearchCV(cv=LeaveOneOut()) with the default score (the readout
+    targets' MSE; classifiers: the one-hot coding, scored by ``neg_mse_of_targets``), both
+    forms, with and without direct links; one split."""
+    from sklearn.model_selection import LeaveOneOut
+    if classify:
+        X, y = classification_data(n=40, d=8, classes=3, seed=1)
+        Ours, Base, scoring = ELMClassifierCV, ELMClassifier, neg_mse_of_targets
+    else:
+        X, y = regression_data(n=40, d=4, m=2)
+        Ours, Base, scoring = ELMRegressorCV, ELMRegressor, "neg_mean_squared_error"
+    ours = Ours(n_hidden=60, alphas=LOO_ALPHAS, hidden_sizes=LOO_SIZES, cv="loo",
+                random_state=2).fit(X, y)
+    grid = GridSearchCV(Base(random_state=2), {"alpha": LOO_ALPHAS, "n_hidden": LOO_SIZES,
+                                               "direct_links": [False, True]},
+                        cv=LeaveOneOut(), scoring=scoring).fit(X, y)
+    assert ours.cv_results_["params"] == grid.cv_results_["params"]
+    assert ours.n_splits_ == 1 and "split1_test_score" not in ours.cv_results_
+    for key in ("split0_test_score", "mean_test_score"):
+        np.testing.assert_allclose(ours.cv_results_[key], grid.cv_results_["mean_test_score"],
+                                   rtol=RTOL, err_msg=key)
+    np.testing.assert_array_equal(ours.cv_results_["rank_test_score"],
+                                  grid.cv_results_["rank_test_score"])
+    assert ours.best_params_ == grid.best_params_
+    np.testing.assert_allclose(ours.predict(X) if not classify else ours.decision_function(X),
+                               grid.best_estimator_.predict(X) if not classify
+                               else grid.best_estimator_.decision_function(X),
+                               rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["loo", "gcv"])
+@pytest.mark.parametrize("classify", [False, True])
+def test_loo_and_gcv_equal_the_explicit_hat_matrix(kind, classify):
+    """Every point's score is the definition computed from the explicit hat matrix of the
+    layer's readout inputs, primal and dual widths, with and without direct links."""
+    if classify:
+        X, y = classification_data(n=40, d=8, classes=2, seed=3)
+        Ours, Base = ELMClassifierCV, ELMClassifier
+    else:
+        X, y = regression_data(n=40, d=4)
+        Ours, Base = ELMRegressorCV, ELMRegressor
+    ours = Ours(n_hidden=60, alphas=LOO_ALPHAS, hidden_sizes=LOO_SIZES, cv=kind,
+                random_state=5).fit(X, y)
+    T = one_hot(y, np.unique(y), np.float64) if classify else y
+    for i, point in enumerate(ours.cv_results_["params"]):
+        model = Base(n_hidden=point["n_hidden"], direct_links=point["direct_links"],
+                     random_state=5).fit(X, y)
+        A = model._feature_map().transform(X)
+        expected = explicit_hat_scores(A, T, [point["alpha"]], kind)[0]
+        assert ours.cv_results_["mean_test_score"][i] == pytest.approx(expected, rel=RTOL)
+
+
+def test_loo_searches_weight_scales_like_grid_search():
+    """cv='loo' with a list of weight scales: one more pass per scale, the same scores as
+    GridSearchCV(cv=LeaveOneOut()) over ELMRegressor(weight_scale=...)."""
+    from sklearn.model_selection import LeaveOneOut
+    X, y = regression_data(n=40, d=4, m=2)
+    scales = ["auto", 2.0]
+    ours = ELMRegressorCV(n_hidden=60, alphas=LOO_ALPHAS, hidden_sizes=LOO_SIZES, cv="loo",
+                          weight_scale=scales, random_state=2).fit(X, y)
+    grid = GridSearchCV(ELMRegressor(random_state=2),
+                        {"alpha": LOO_ALPHAS, "n_hidden": LOO_SIZES,
+                         "direct_links": [False, True], "weight_scale": scales},
+                        cv=LeaveOneOut(), scoring="neg_mean_squared_error").fit(X, y)
+    assert ours.cv_results_["params"] == grid.cv_results_["params"]
+    np.testing.assert_allclose(ours.cv_results_["mean_test_score"],
+                               grid.cv_results_["mean_test_score"], rtol=RTOL)
+    assert ours.best_params_ == grid.best_params_
+    np.testing.assert_allclose(ours.predict(X), grid.best_estimator_.predict(X),
+                               rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["loo", "gcv"])
+@pytest.mark.parametrize("n_enhancement", [20, 300])  # 12 + 20 (+ 30) < 90 rows: primal
+def test_bls_loo_and_gcv_on_the_shared_layer(kind, n_enhancement):
+    """BLS cv='loo'/'gcv': the layer fitted on all rows (as shared_layer=True), each point the
+    definition on its I = [X' | Z | E] (or [Z | E]); the refit is the BLS at the point."""
+    X, y = make_classification(n_samples=90, n_features=30, random_state=0)
+    params = dict(n_windows=3, nodes_per_window=4, n_enhancement=n_enhancement,
+                  random_state=3)
+    regs = [1e-2, 1.0, 100.0]
+    ours = BLSClassifierCV(regs=regs, cv=kind, **params).fit(X, y)
+    layer = BLSClassifier(reg=1.0, direct_links=True, **params).fit(X, y)
+    I, d = layer.broad_features(X), X.shape[1]
+    for i, point in enumerate(ours.cv_results_["params"]):
+        A = I if point["direct_links"] else I[:, d:]
+        expected = explicit_hat_scores(A, layer.targets_, [point["reg"]], kind)[0]
+        assert ours.cv_results_["mean_test_score"][i] == pytest.approx(expected, rel=RTOL)
+    refit = BLSClassifier(reg=ours.reg_, direct_links=ours.direct_links_, **params).fit(X, y)
+    np.testing.assert_allclose(ours.decision_function(X), refit.decision_function(X),
+                               rtol=1e-8, atol=1e-9)
+
+
+def test_default_grids_are_scaled_by_the_data_and_reported():
+    """alphas=None: s·10^k, k = −8 … 3 by halves, s = tr(AᵀA)/min(n, P) of the widest
+    inputs [X, H_L] of all rows; hidden_sizes=None: 8 geometric prefixes of L = min(1000, 2n);
+    direct links searched; all in cv_results_ and the fitted attributes."""
+    X, y = regression_data(n=150, d=5)
+    for cv in (3, "gcv"):
+        model = ELMRegressorCV(random_state=1, cv=cv).fit(X, y)
+        L = 300
+        np.testing.assert_array_equal(model.hidden_sizes_, [2, 5, 9, 19, 38, 75, 150, 300])
+        A = ELMRegressor(n_hidden=L, direct_links=True, random_state=1).fit(
+            X, y)._feature_map().transform(X)
+        s = np.sum(A ** 2) / min(A.shape)
+        np.testing.assert_allclose(model.alphas_, s * 10.0 ** (np.arange(-16, 7) / 2),
+                                   rtol=1e-10)
+        results = model.cv_results_
+        assert {p["alpha"] for p in results["params"]} == set(model.alphas_)
+        assert {p["n_hidden"] for p in results["params"]} == set(model.hidden_sizes_)
+        assert {p["direct_links"] for p in results["params"]} == {False, True}
+        assert len(results["params"]) == 23 * 8 * 2
+    bls = BLSRegressorCV(n_windows=2, nodes_per_window=3, n_enhancement=20, shared_layer=True,
+                         random_state=0).fit(X, y)
+    I = BLSRegressor(direct_links=True, n_windows=2, nodes_per_window=3, n_enhancement=20,
+                     random_state=0).fit(X, y).broad_features(X)
+    np.testing.assert_allclose(bls.regs_, np.sum(I ** 2) / min(I.shape)
+                               * 10.0 ** (np.arange(-16, 7) / 2), rtol=1e-10)
+    assert {p["reg"] for p in bls.cv_results_["params"]} == set(bls.regs_)
+    # a given grid is used as is
+    model = ELMRegressorCV(n_hidden=20, alphas=[0.5, 2.0], hidden_sizes=[20], cv=3).fit(X, y)
+    assert model.alphas_.tolist() == [0.5, 2.0] and model.hidden_sizes_.tolist() == [20]
+
+
+@pytest.mark.parametrize("Estimator", [ELMRegressorCV, BLSRegressorCV])
+def test_bad_cv_strings_and_loo_scorers_raise_one_line_errors(Estimator):
+    X, y = regression_data(n=60)
+    small = dict(n_hidden=10) if Estimator is ELMRegressorCV else dict(n_enhancement=10)
+    for params, match in [(dict(cv="kfold"), "cv='kfold'"),
+                          (dict(cv="loo", scoring="r2"), "cv='loo'")]:
+        with pytest.raises(ValueError, match=match) as info:
+            Estimator(**small, **params).fit(X, y)
+        assert "\n" not in str(info.value)
+
+
+def test_dask_inputs_with_loo_are_refused():
+    da = pytest.importorskip("dask.array")
+    X, y = regression_data(n=60)
+    with pytest.raises(ValueError, match="in memory"):
+        ELMRegressorCV(n_hidden=10, cv="loo").fit(da.from_array(X, chunks=(30, 6)),
+                                                  da.from_array(y, chunks=30))

@@ -25,16 +25,14 @@ from .._gram import GramSums
 from .._validation import DType, RandomState
 from ..bls import BLSClassifier, BLSRegressor, _BLS, serial_if_small
 from ._fold_sums import _FoldData, dual_grid
-from ._search import _check_scorer, _SearchCV, _splits, check_bool_grid, check_grid
+from ._loo import HAT_CV, hat_scores, hat_spectrum
+from ._search import (_check_scorer, _SearchCV, _splits, check_bool_grid, check_cv_string,
+                      check_grid)
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
     from ._search import CV, Scoring
-
-# default BLS penalties: the paper's C, then 1e-6 … 1e2
-REGS = (2.0 ** -30,) + tuple(10.0 ** np.arange(-6, 3))
-
 
 # --------------------------------------------------------------------------- BLS
 
@@ -89,9 +87,10 @@ class _BLSCV(_SearchCV, _BLS):
                               if k not in ("reg", "direct_links")}
 
     def __init__(self, n_windows: int = 10, nodes_per_window: int = 10,
-                 n_enhancement: int = 1000, shrink: float = 0.8, regs: Sequence[float] = REGS,
-                 sparse_lambda: float = 1e-3, preprocessing: str = "minmax",
-                 direct_links: bool | Sequence[bool] = False, cv: CV = None,
+                 n_enhancement: int = 1000, shrink: float = 0.8,
+                 regs: Sequence[float] | None = None, sparse_lambda: float = 1e-3,
+                 preprocessing: str = "minmax",
+                 direct_links: bool | Sequence[bool] = (False, True), cv: CV | str = None,
                  scoring: Scoring = None, random_state: RandomState = None,
                  dtype: DType = "float64", shared_layer: bool = False):
         self.n_windows = n_windows
@@ -138,33 +137,59 @@ class _BLSCV(_SearchCV, _BLS):
         -------
         self
         """
-        regs = check_grid(self.regs, "regs")
+        regs = None if self.regs is None else check_grid(self.regs, "regs")
         links = check_bool_grid(self.direct_links, "direct_links")
+        hat = check_cv_string(self.cv, self.scoring) in HAT_CV
         for name in ("reg_", "direct_links_"):
             self.__dict__.pop(name, None)
-        probe = self._base(regs[0], False)
+        probe = self._base(1.0 if regs is None else regs[0], False)
         dtype = probe._check_params()
         X, T = self._validate_Xy(X, y, dtype, reset=True)
         T = self._code_targets(T)
         y = self._labels(y)
-        folds = _splits(self.cv, X, y, is_classifier(self))
-        self._check_classes(y, folds)
+        folds = None if hat else _splits(self.cv, X, y, is_classifier(self))
+        if not hat:
+            self._check_classes(y, folds)
         template = self._template()
-        scorer = _check_scorer(self.scoring, template)
+        scorer = None if hat else _check_scorer(self.scoring, template)
         self._alphas = regs
-        if not self.shared_layer:
-            link, a, _ = self._search(X, y, T, regs, None, links, scorer, folds, template)
+        if not (self.shared_layer or hat):
+            link, a, _ = self._search(X, y, T, None, links, scorer, folds, template)
+            self.regs_ = np.array(self._alphas)
+            self.reg_, self.direct_links_ = self._alphas[a], links[link]
             del self._alphas
-            self.reg_, self.direct_links_ = regs[a], links[link]
             return self._fit(X, y)
         self.direct_links_ = any(links)
         self._shared = {"work": self._fit_layer(X, y)}
         try:
-            link, a, _ = self._search(X, y, T, regs, None, links, scorer, folds, template)
-            self.reg_ = regs[a]
+            if hat:  # the hat-matrix algebra holds the layer fixed: the shared one
+                link, a, _ = self._search_hat(X, T, None, links, self.cv)
+            else:
+                link, a, _ = self._search(X, y, T, None, links, scorer, folds, template)
+            self.regs_ = np.array(self._alphas)
+            self.reg_ = self._alphas[a]
             return self._refit_shared(links[link])
         finally:
             del self._alphas, self._shared
+
+    def _hat_table(self, X, T, link, kind):
+        """cv='loo' or 'gcv' (``_loo``): the scores (penalties × 1) of one link setting on the
+        shared layer's I of all rows, from one eigendecomposition of IᵀI or of the kernel IIᵀ,
+        whichever is smaller."""
+        I = self._shared_rows()
+        if not link:
+            I = I[:, self._links():]
+        n, width = I.shape
+        with serial_if_small(self._shared["work"]):
+            if width <= n:
+                AtA = _row_sums(I, T).AtA
+                self._scale_penalties(np.trace(AtA), n, width)
+                spectrum = hat_spectrum(I, T, AtA=AtA)
+            else:
+                K = self._shared_kernel(link)
+                self._scale_penalties(np.trace(K), n, width)
+                spectrum = hat_spectrum(I, T, kernel=K)
+            return hat_scores(spectrum, T, self._alphas, kind)[:, None]
 
     def _shared_rows(self):
         """I of every row, made once from the shared layer (columns [X' | Z | E])."""
@@ -193,6 +218,8 @@ class _BLSCV(_SearchCV, _BLS):
         width, work = I.shape[1], self._shared["work"]
         if any(len(tr) >= width for tr, _ in folds):
             total = _row_sums(I, T)
+        # the default penalties, from all rows' I (the widest link setting comes first)
+        self._scale_penalties(np.einsum("ij,ij->", I, I, dtype=np.float64), len(T), width)
         for tr, te in folds:
             fold = _FoldData(tr, te, [width], False, work, A_val=I[te], T_val=T[te])
             if len(tr) >= width:
@@ -234,8 +261,10 @@ class _BLSCV(_SearchCV, _BLS):
         fold = _FoldData(tr, te, [width], False, work, A_val=A_val, T_val=T[te])
         if len(tr) >= width:
             fold.train_sums = _broad_sums(layer, layer.feature_nodes_, layer.targets_)
+            self._scale_penalties(np.trace(fold.train_sums.AtA), len(tr), width)
         else:
             A = _broad_rows(layer, layer.feature_nodes_)
+            self._scale_penalties(np.einsum("ij,ij->", A, A), len(tr), width)
             fold.dual[width] = dual_grid(A @ A.T, A_val @ A.T, layer.targets_, T[te],
                                          self._alphas, False, predictions)
         return fold
@@ -248,12 +277,18 @@ _BLS_PARAMS_DOC = """
         As in ``BLSRegressor``.
     sparse_lambda, preprocessing, random_state, dtype :
         As in ``BLSRegressor``.
-    regs : sequence of float > 0, default=(2**-30, 1e-6, 1e-5, …, 1e2)
-        Readout penalties C searched (the paper's C = 2⁻³⁰ first).
-    direct_links : bool or list of bool, default=False
+    regs : sequence of float > 0, optional
+        Readout penalties C searched, used as given. Default: scaled by the data,
+        C = s·10^k for k = −8, −7.5, …, 3 (23 values), s = tr(IᵀI) / min(n, P) with I (n×P)
+        the broad features [Z | E] (| X' when the direct links are searched) of the first
+        split's training rows (with ``shared_layer=True`` or cv='loo'/'gcv': of every row),
+        read off the sums or kernel the search makes (docs/algorithms.md §5); ``regs_``
+        holds them.
+    direct_links : bool or list of bool, default=(False, True)
         I = [X' | Z | E] (``BLSRegressor(direct_links=True)``); a list is searched.
     cv, scoring :
-        As in ``ELMRegressorCV``.
+        As in ``ELMRegressorCV``. With cv='loo' or 'gcv' the layer is fitted once on all
+        rows, as with ``shared_layer=True``: the hat-matrix algebra holds I fixed.
     shared_layer : bool, default=False
         False: every split fits its own broad layer (scores equal ``GridSearchCV``'s). True:
         the label-free layer is fitted once on all rows and shared by the splits and the refit
@@ -264,6 +299,7 @@ _BLS_PARAMS_DOC = """
     ----------
     reg_, direct_links_ : the chosen point (``reg_`` also readable as ``reg``, used by the
         increments)
+    regs_ : ndarray, the penalties searched
     best_params_, best_score_, best_index_, cv_results_, n_splits_ : as in ``ELMRegressorCV``
     every fitted attribute of ``BLSRegressor``, for the BLS refitted on all rows at ``reg_``
 """

@@ -33,22 +33,42 @@ from numpy.typing import ArrayLike
 from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
 
 from .._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs
-from .._gram import BLOCK_BYTES, dual_readout, kernel_prefixes
+from .._gram import BLOCK_BYTES, GramSums, _column_block, dual_readout, kernel_prefixes
 from .._hidden import (DirectLinksMap, HiddenMap, check_activation, check_dtype, check_generator,
                        check_weight_scale, random_weights, scale_weights)
 from .._rows import is_dask_input
-from .._validation import (WEIGHT_SCALE, DType, RandomState, check_memory, check_parameter,
-                           check_positive_int)
+from .._validation import (WEIGHT_SCALE, DType, RandomState, available_memory, check_memory,
+                           check_parameter, check_positive_int)
 from ..elm import ELMClassifier, ELMRegressor
 from ._fold_sums import _FoldData, dual_grid, dual_ridge, fold_sums, prefix_ridge
-from ._search import _check_scorer, _SearchCV, _splits, check_bool_grid, check_grid
+from ._loo import HAT_CV, hat_scores, hat_spectrum
+from ._search import (_check_scorer, _SearchCV, _splits, check_bool_grid, check_cv_string,
+                      check_grid)
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
     from ._search import CV, Scoring
 
-ALPHAS = tuple(10.0 ** np.arange(-6, 4))  # default ELM penalties 1e-6 … 1e3
+#: the default layer: at most this many nodes, and at most 2n (``default_hidden``)
+MAX_HIDDEN = 1000
+#: the default hidden sizes: this many geometric prefixes of the layer, down to L / 128
+N_SIZES = 8
+
+
+def default_hidden(n, fits):
+    """L for ``n_hidden=None``: min(MAX_HIDDEN, 2n), halved while ``fits(L)`` is False (the
+    search's arrays must fit in the memory available)."""
+    L = max(1, min(MAX_HIDDEN, 2 * n))
+    while L > 1 and not fits(L):
+        L //= 2
+    return L
+
+
+def hidden_ladder(L):
+    """The default hidden sizes: N_SIZES sizes geometric from max(1, L/128) to L, rounded,
+    duplicates dropped (all prefixes of one layer, so free within one pass)."""
+    return sorted({int(round(k)) for k in np.geomspace(max(1.0, L / 128), L, N_SIZES)})
 
 
 def check_scale_grid(value):
@@ -73,13 +93,14 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
                               BaseRandomLayerReadout._parameter_constraints.items()
                               if k not in ("alpha", "weight_scale")}
 
-    def __init__(self, n_hidden: int = 100, activation: str = "tanh",
-                 alphas: Sequence[float] = ALPHAS, hidden_sizes: Sequence[int] | None = None,
-                 direct_links: bool | Sequence[bool] = False, cv: CV = None,
+    def __init__(self, n_hidden: int | None = None, activation: str = "tanh",
+                 alphas: Sequence[float] | None = None,
+                 hidden_sizes: Sequence[int] | None = None,
+                 direct_links: bool | Sequence[bool] = (False, True), cv: CV | str = None,
                  scoring: Scoring = None, random_state: RandomState = None,
                  dtype: DType = "float64",
                  weight_scale: str | float | Sequence[str | float] = "auto"):
-        self.n_hidden = n_hidden
+        self.n_hidden = n_hidden  # type: ignore[assignment]  # None: chosen by fit
         self.activation = activation
         self.alphas = alphas
         self.hidden_sizes = hidden_sizes
@@ -108,16 +129,17 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         -------
         self
         """
-        L = check_positive_int(self.n_hidden, "n_hidden")
         code = check_activation(self.activation)
         dtype = check_dtype(self.dtype)
-        alphas = check_grid(self.alphas, "alphas")
-        sizes = check_grid([L] if self.hidden_sizes is None else self.hidden_sizes,
-                           "hidden_sizes", integer=True, upper=L)
+        alphas = None if self.alphas is None else check_grid(self.alphas, "alphas")
         links = check_bool_grid(self.direct_links, "direct_links")
+        hat = check_cv_string(self.cv, self.scoring) in HAT_CV
         scales, searched = check_scale_grid(self.weight_scale)
         self._dask = None
         if is_dask_input(X, y):
+            if hat:
+                raise ValueError(f"cv={self.cv!r} needs the rows in memory (each leverage h_ii "
+                                 f"needs its row of A); use a KFold-like cv with Dask inputs")
             self._dask = self._training_rows(X, y, dtype, reset=True)
             y = self._dask[0].targets()
             T = self._dask[1](y)
@@ -126,19 +148,35 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
             X, T = self._validate_Xy(X, y, dtype, reset=True)
         n, d = len(T), self.n_features_in_
         y = self._labels(y)
-        folds = _splits(self.cv, X, y, is_classifier(self))
+        folds = [(np.arange(n), np.arange(0))] if hat else _splits(self.cv, X, y,
+                                                                    is_classifier(self))
         self._check_classes(y, folds)
-        if self._dask is not None and self._width(max(sizes), d, any(links)) > min(
-                len(tr) for tr, _ in folds):  # the dual form: few rows, gathered
-            X, T = self._dask[0].gather(self._dask[1])
+        n_train = n if hat else min(len(tr) for tr, _ in folds)
+
+        def nbytes(L, sizes):
+            widths = {self._width(k, d, link) for k in sizes for link in links}
+            if hat:
+                return _hat_bytes(n, d, L, dtype, widths, len(scales))
+            return _cv_bytes(n, d, L, dtype, widths, n_train, len(folds), len(scales))
+
+        if self.n_hidden is not None:
+            L = check_positive_int(self.n_hidden, "n_hidden")
+        elif self.hidden_sizes is None:  # as wide as the default and the memory allow
+            limit = available_memory()
+            L = default_hidden(n, lambda L: limit is None or nbytes(L, [L]) <= limit / 2)
+        if self.hidden_sizes is None:
+            sizes = hidden_ladder(L)
+        else:
+            sizes = check_grid(self.hidden_sizes, "hidden_sizes", integer=True,
+                               upper=None if self.n_hidden is None else L)
+        if self._dask is not None and self._width(max(sizes), d, any(links)) > n_train:
+            X, T = self._dask[0].gather(self._dask[1])  # the dual form: few rows, gathered
             self._dask = None
-        widths = {self._width(k, d, link) for k in sizes for link in links}
         top = max(sizes)  # nodes drawn one by one: the first top are those of any L ≥ top
-        check_memory(_cv_bytes(n, d, top, dtype, widths, min(len(tr) for tr, _ in folds),
-                               len(folds), len(scales)), type(self).__name__,
-                     f"n_hidden={L}, max(hidden_sizes)={max(sizes)}")
+        check_memory(nbytes(top, sizes), type(self).__name__,
+                     f"n_hidden={self.n_hidden}, max(hidden_sizes)={max(sizes)}")
         template = self._template()
-        scorer = _check_scorer(self.scoring, template)
+        scorer = None if hat else _check_scorer(self.scoring, template)
         # one unit draw U; the layer of scale s is W = s·U (random_weights' own last step)
         unit, b = random_weights(check_generator(self.random_state), d, top, np.float64)
         self._unit, self._b, self._code, self._dtype = unit, b.astype(dtype), code, dtype
@@ -147,9 +185,15 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         self._sizes, self._alphas = sizes, alphas
         self._totals: dict = {}
         self._kernels: dict = {}
-        run, a, s = self._search(X, y, T, alphas, sizes, links, scorer, folds, template,
-                                 scales if searched else None)
+        searched_scales = scales if searched else None
+        if hat:
+            run, a, s = self._search_hat(X, T, sizes, links, self.cv, searched_scales)
+        else:
+            run, a, s = self._search(X, y, T, sizes, links, scorer, folds, template,
+                                     searched_scales)
         scale, link = divmod(run, len(links))
+        alphas = self._alphas
+        self.alphas_, self.hidden_sizes_ = np.array(alphas), np.array(sizes)
         k = sizes[s]
         self.alpha_, self.n_hidden_, self.direct_links_ = alphas[a], k, links[link]
         self.weight_scale_ = self._scales[scale]
@@ -201,6 +245,12 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         if primal:
             pmap = self._prefix_map(max(primal), d, link)
             self._totals[self._scale, link], sums = fold_sums(X, T, folds, pmap, self._dask)
+        if self._alphas is None:  # the default penalties, from the widest inputs' trace
+            if max(widths) == (pmap.width if pmap else 0):
+                trace = np.trace(self._totals[self._scale, link].AtA)
+            else:  # widest in the dual form: its kernel comes after the narrower ones'
+                trace = _squared_norm(X, self._prefix_map(max(self._sizes), d, link))
+            self._scale_penalties(trace, n, max(widths))
         dual = [{} for _ in folds]
         kernels = self._kernels.setdefault((self._scale, link), {})
         needed = [p for p in widths if p > min(n_train)]
@@ -222,6 +272,57 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
                                             self._dask[0].take(te, pmap.dtype))
             yield fold
 
+    def _hat_table(self, X, T, link, kind):
+        """cv='loo' or 'gcv' (``_loo``): scores (penalties × sizes) of one link setting from
+        A of all rows at the widest width, one eigendecomposition per width: of AᵀA[:p, :p]
+        (p ≤ n) or of the kernel K_p = A[:, :p]A[:, :p]ᵀ (p > n), grown by column blocks.
+        Fills the refit's total sums (widths ≤ n) and kernels (widths > n)."""
+        n, d = len(T), self.n_features_in_
+        A = self._prefix_map(max(self._sizes), d, link).transform(X).astype(np.float64,
+                                                                              copy=False)
+        widths = [self._width(k, d, link) for k in self._sizes]
+        self._scale_penalties(np.einsum("ij,ij->", A, A), n, A.shape[1])
+        top = max([p for p in widths if p <= n], default=0)
+        AtA = A[:, :top].T @ A[:, :top]
+        self._totals[self._scale, link] = GramSums(n, AtA, A[:, :top].T @ T, T.T @ T)
+        kernels = self._kernels.setdefault((self._scale, link), {})
+        K, done = np.zeros((n, n)) if max(widths) > n else None, 0
+        table = np.empty((len(self._alphas), len(widths)))
+        for s in np.argsort(widths, kind="stable"):
+            p = widths[s]
+            if p <= n:
+                spectrum = hat_spectrum(A[:, :p], T, AtA=AtA[:p, :p])
+            else:
+                K += A[:, done:p] @ A[:, done:p].T
+                done = p
+                kernels[p] = K.copy()  # the refit's, when p is chosen
+                spectrum = hat_spectrum(A[:, :p], T, kernel=K)
+            table[:, s] = hat_scores(spectrum, T, self._alphas, kind)
+        return table
+
+
+def _squared_norm(X, fmap):
+    """||A||_F² = tr(AᵀA) of A = fmap(X), by column blocks (A never whole)."""
+    step = _column_block(X.shape[0], np.dtype(fmap.dtype).itemsize, None)
+    total = 0.0
+    for start in range(0, fmap.width, step):
+        block = fmap.columns(X, start, min(fmap.width, start + step)).astype(np.float64)
+        total += np.einsum("ij,ij->", block, block)
+    return total
+
+
+def _hat_bytes(n, d, L, dtype, widths, n_scales=1):
+    """The largest arrays of a cv='loo'/'gcv' ELM fit, in bytes: W and b, A of all rows and
+    the eigenvectors (2·n·P float64, P the widest width), the primal Gram matrix and its
+    eigenvectors (2·P₀², P₀ the widest width ≤ n), the dual kernels (one per width > n kept
+    for the refit, the running one and the eigenvectors)."""
+    P = max(widths)
+    primal = max([p for p in widths if p <= n], default=0)
+    kept = n_scales * sum(p > n for p in widths)
+    dual = 8.0 * (kept + 2) * float(n) ** 2 if P > n else 0.0
+    return ((8 + np.dtype(dtype).itemsize) * (d + 1) * float(L) + 16.0 * n * P
+            + 8.0 * (n_scales + 1) * float(primal) ** 2 + dual)
+
 
 def _cv_bytes(n, d, L, dtype, widths, n_train, n_folds, n_scales=1):
     """The largest arrays of an ELM CV fit, in bytes: the unit draw (float64) and W, b, the
@@ -240,23 +341,33 @@ def _cv_bytes(n, d, L, dtype, widths, n_train, n_folds, n_scales=1):
 _ELM_PARAMS_DOC = """
     Parameters
     ----------
-    n_hidden : int, default=100
-        L, the nodes of the one random layer whose prefixes are searched.
+    n_hidden : int, optional
+        L, the nodes of the one random layer whose prefixes are searched. Default:
+        max(hidden_sizes) if given, else min(1000, 2·n_samples), halved until the search's
+        arrays fit in half the memory available.
     activation : {'tanh', 'sigmoid', 'relu', 'sine', 'linear'}, default='tanh'
         g in H = g(XW + b).
-    alphas : sequence of float > 0, default=(1e-6, 1e-5, …, 1e3)
-        Ridge penalties searched.
+    alphas : sequence of float > 0, optional
+        Ridge penalties searched, used as given. Default: scaled by the data,
+        α = s·10^k for k = −8, −7.5, …, 3 (23 values), s = tr(AᵀA) / min(n, P) with A
+        (n×P) the readout inputs of the rows given to ``fit`` at the widest width searched
+        (with the direct links when they are searched), read off the search's own sums
+        (docs/algorithms.md §1); ``alphas_`` holds them.
     hidden_sizes : sequence of int in [1, n_hidden], optional
         Hidden sizes searched: the first k nodes of the layer (``ELMRegressor(n_hidden=k,
-        random_state=s)`` has exactly those). Default: ``[n_hidden]``.
-    direct_links : bool or list of bool, default=False
+        random_state=s)`` has exactly those). Default: 8 sizes geometric from L/128 to L,
+        rounded (``hidden_sizes_``), all prefixes of one layer.
+    direct_links : bool or list of bool, default=(False, True)
         A = [X, H] (the RVFL form, ``ELMRegressor(direct_links=True)``); a list is searched.
     weight_scale : 'auto', float > 0 or a list of them, default='auto'
         s in W ~ U(-s, s), b ~ U(-1, 1) ('auto': 1/√d), as in ``ELMRegressor``; a list is
         searched, one more pass of Gram sums per scale, each W = s·U of the same draw U (the
         layer ``ELMRegressor(weight_scale=s, random_state=...)`` draws).
-    cv : int, cross-validation splitter or iterable, default=None
+    cv : int, cross-validation splitter, iterable, 'loo' or 'gcv', default=None
         As ``sklearn.model_selection.check_cv``: 5 folds, stratified for classifiers.
+        'loo': exact leave-one-out, 'gcv': generalised cross-validation, both on all rows
+        from one eigendecomposition per link setting and width (``fastelm.model_selection.
+        _loo``, docs/algorithms.md §1); rows in memory and the default scoring only.
     scoring : str or callable, default=None
         None: minus the mean squared error of the readout targets (one-hot for classifiers),
         computed from the Gram sums. Otherwise a scikit-learn scorer, computed on each split's
@@ -269,11 +380,14 @@ _ELM_PARAMS_DOC = """
     Attributes
     ----------
     alpha_, n_hidden_, direct_links_ : the chosen point
+    alphas_, hidden_sizes_ : ndarray, the penalties and hidden sizes searched
     weight_scale_ : float, the chosen s (best_params_ holds it as given, e.g. 'auto')
     best_params_, best_score_, best_index_ : as in ``GridSearchCV``
     cv_results_ : dict in ``GridSearchCV``'s layout (``params``, ``param_*``,
         ``split{k}_test_score``, ``mean_test_score``, ``std_test_score``, ``rank_test_score``)
     n_splits_ : int
+        The splits; 1 with cv='loo' or 'gcv' (one score per point, ``split0_test_score``:
+        −PRESS/(n·m) or −GCV/m)
     W_, b_, beta_ : the model refitted on every row at the chosen point (first ``n_hidden_``
         nodes), from the same Gram sums
 """

@@ -8,6 +8,16 @@ of the readout targets cost one more pass over each fold's rows: the fold's A, t
 predictions of every grid point, handed to the scorer through a copy of the estimator that
 returns them (``_scored_view``). The scores are laid out as ``GridSearchCV``'s
 ``cv_results_``, ranked as it ranks them.
+
+``cv='loo'`` and ``cv='gcv'`` score every point instead by the hat-matrix algebra of ``_loo``
+(exact leave-one-out, generalised cross-validation) on all rows, one eigendecomposition per
+link setting and width: one "split" in ``cv_results_``.
+
+Default penalties (``alphas=None``, ``regs=None``) are scaled by the data:
+α_k = s·10^k, k = −8, −7.5, …, 3 (23 values), s = tr(AᵀA) / min(n, P) for the readout inputs A
+(n×P) of the fit's rows at the widest width searched (the mean eigenvalue of AᵀA when P ≤ n,
+of AAᵀ when P > n), read off sums the search makes anyway (``scaled_grid``). The widest link
+setting is searched first so that s is known before any penalty is scored.
 """
 from __future__ import annotations
 
@@ -26,6 +36,7 @@ from sklearn.model_selection import ParameterGrid, check_cv
 from .._validation import check_positive_int
 from ..bls import serial_if_small
 from ._fold_sums import _fold_grid
+from ._loo import HAT_CV
 
 if TYPE_CHECKING:
     from sklearn.model_selection import BaseCrossValidator
@@ -36,6 +47,33 @@ if TYPE_CHECKING:
 
 
 # --------------------------------------------------------------------------- grids
+
+#: exponents k of the default penalties s·10^k (module docstring): −8, −7.5, …, 3
+PENALTY_EXPONENTS = tuple(np.arange(-16, 7) / 2.0)
+
+
+def scaled_grid(trace, rows, width):
+    """The default penalties s·10^k (k in ``PENALTY_EXPONENTS``) with s = trace / min(rows,
+    width), ``trace`` = tr(AᵀA) of the readout inputs (module docstring); s = 1 if it is not
+    a positive number (all-zero inputs)."""
+    s = float(trace) / min(rows, width)
+    if not (np.isfinite(s) and s > 0):
+        s = 1.0
+    return [s * 10.0 ** k for k in PENALTY_EXPONENTS]
+
+
+def check_cv_string(cv, scoring):
+    """'loo' or 'gcv' (default scoring only), else the cv as given; ValueError otherwise."""
+    if not isinstance(cv, str):
+        return cv
+    if cv not in HAT_CV:
+        raise ValueError(f"cv={cv!r}: strings accepted are 'loo' (exact leave-one-out) and "
+                         f"'gcv' (generalised cross-validation)")
+    if scoring is not None:
+        raise ValueError(f"cv={cv!r} scores by minus the mean squared error of the readout "
+                         f"targets only; got scoring={scoring!r} (use scoring=None, or a "
+                         f"splitter such as cv=LeaveOneOut() for another scorer)")
+    return cv
 
 
 def check_grid(values, name, integer=False, upper=None):
@@ -149,20 +187,39 @@ class _SearchCV:
                 raise ValueError(f"cv: the training rows of split {k} lack classes "
                                  f"{missing.tolist()}; every training split needs every class")
 
-    def _search(self, X, y, T, penalties, sizes, links, scorer, folds, template, scales=None):
-        """Score every grid point on every split; store cv_results_ and the best point; returns
-        the best (pass, penalty, size) indices (``_grid``). With ``scales``, each scale's
-        passes follow ``self._use_scale(index)`` (an ELM CV's layer of that weight scale)."""
-        params, rows = self._grid(penalties, sizes, links, scales)
-        n_splits = len(folds)
-        passes = list(itertools.product(range(len(scales or [None])), links))
-        table = np.empty((len(passes), len(penalties), len(sizes or [0]), n_splits))
-        for li, (scale, link) in enumerate(passes):
+    def _scale_penalties(self, trace, rows, width):
+        """Set the data-scaled default penalties from tr(AᵀA) of the widest readout inputs
+        (rows × width) if ``self._alphas`` is still None (``scaled_grid``)."""
+        if self._alphas is None:
+            self._alphas = scaled_grid(trace, rows, width)
+
+    def _passes(self, links, scales):
+        """(pass, link) pairs in the order they run: per weight scale (``scales``: an ELM CV's
+        searched scales, or None), the widest link setting (direct links) first, each scale's
+        layer set by ``self._use_scale``; pass = scale index · len(links) + link index
+        (``_grid``). The data-scaled default penalties are read off the first pass's sums
+        (module docstring)."""
+        order = sorted(range(len(links)), key=lambda li: not links[li])
+        for si in range(len(scales or [None])):
             if scales is not None:
-                self._use_scale(scale)
+                self._use_scale(si)
+            for li in order:
+                yield si * len(links) + li, links[li]
+
+    def _search(self, X, y, T, sizes, links, scorer, folds, template, scales=None):
+        """Score every grid point on every split; store cv_results_ and the best point;
+        returns the best (pass, penalty, size) indices (``_passes``).
+
+        The penalties are ``self._alphas``: a list, or None until the first fold of the widest
+        link setting sets the data-scaled default (``scaled_grid``)."""
+        n_penalties = len(PENALTY_EXPONENTS) if self._alphas is None else len(self._alphas)
+        n_splits = len(folds)
+        table = np.empty((len(scales or [None]) * len(links), n_penalties, len(sizes or [0]),
+                          n_splits))
+        for li, link in self._passes(links, scales):
             for k, fold in enumerate(self._folds_data(X, y, T, folds, link, scorer is not None)):
                 with serial_if_small(fold.work):
-                    grid = _fold_grid(fold, penalties, scorer is not None)
+                    grid = _fold_grid(fold, self._alphas, scorer is not None)
                 for a, row in enumerate(grid):
                     for s, value in enumerate(row):
                         if scorer is None:
@@ -170,6 +227,23 @@ class _SearchCV:
                         else:
                             view = _scored_view(template, value)
                             table[li, a, s, k] = scorer(view, X[fold.test], y[fold.test])
+        return self._store_results(table, sizes, links, scales)
+
+    def _search_hat(self, X, T, sizes, links, kind, scales=None):
+        """cv='loo' or 'gcv': every grid point scored on all rows by ``_loo.hat_scores``,
+        ``self._hat_table(X, T, link, kind)`` (penalties × sizes) per link setting, widest
+        first; one split in ``cv_results_``."""
+        n_penalties = len(PENALTY_EXPONENTS) if self._alphas is None else len(self._alphas)
+        table = np.empty((len(scales or [None]) * len(links), n_penalties, len(sizes or [0]), 1))
+        for li, link in self._passes(links, scales):
+            table[li, :, :, 0] = self._hat_table(X, T, link, kind)
+        return self._store_results(table, sizes, links, scales)
+
+    def _store_results(self, table, sizes, links, scales=None):
+        """cv_results_ and the best point from table[pass, penalty, size, split]; returns the
+        best (pass, penalty, size) indices."""
+        params, rows = self._grid(self._alphas, sizes, links, scales)
+        n_splits = table.shape[-1]
         split_scores = np.array([table[r] for r in rows])  # (n_points, n_splits)
         results = {"params": params}
         for name in params[0]:

@@ -147,8 +147,9 @@ def default_models(dnn_max_iter=200, bls_params=None, extended=False):
             **params))
         extra["ELM-CV"] = make_pipeline(
             StandardScaler(), TopComponents(ELM_CV_PCA, unit_rows=True),
-            elm_cv(n_hidden=ELM_CV_HIDDEN, alphas=ELM_CV_ALPHAS, direct_links=[False, True],
-                   cv=INNER_FOLDS, weight_scale=1.0))  # U(-1, 1), as the tables were made
+            elm_cv(n_hidden=ELM_CV_HIDDEN, hidden_sizes=[ELM_CV_HIDDEN], alphas=ELM_CV_ALPHAS,
+                   direct_links=[False, True], cv=INNER_FOLDS,
+                   weight_scale=1.0))  # U(-1, 1), as the tables were made
     extra["logistic l2"] = make_pipeline(StandardScaler(),
                                          LogisticRegression(C=1.0, max_iter=1000))
     # fastelm models first, then the paper's comparators, then the linear baseline
