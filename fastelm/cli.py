@@ -1,10 +1,17 @@
 """The ``fastelm`` command line (also ``python -m fastelm``).
 
-    fastelm reproduce {fos-elm,bls-fmri,de-elm-ssc,all} [--quick] [--out DIR] [--seed N]
-        [--data DIR] [--fmri-data DIR [--atlas NAME] [--strategy NAME]]
+    fastelm reproduce fos-elm [--quick] [--out DIR] [--seed N] [--data DIR] [--datasets ...]
+    fastelm reproduce de-elm-ssc [--quick] [--out DIR] [--seed N] [--data DIR] [--runs R] ...
+    fastelm reproduce bls-fmri [--quick] [--out DIR] [--seed N] [--fmri-data DIR] [--atlas NAME]
+        [--strategy NAME] [--sites SITE ...] [--features KIND ...] [--deep [only]] ...
+    fastelm reproduce all [--quick] [--out DIR] [--seed N] [--data DIR] [--fmri-data DIR ...]
     fastelm datasets [--data DIR]
     fastelm bench [--quick] [--out FILE]
     fastelm demo [--data DIR]
+
+``fastelm reproduce X`` takes the options of ``python -m fastelm.experiments.X``: both are built
+by that experiment's ``reproduce.build_parser`` (``fastelm reproduce X --help`` lists them).
+``--data`` is always the folder of the UCI files, ``--fmri-data`` the ABIDE-layout folder.
 
 A user's mistake (a missing folder or file, a bad option value, a damaged data file) is one
 line on stderr, naming the option or path, and exit status 2, here and in every
@@ -24,8 +31,9 @@ from collections.abc import Sequence
 from ._cli import (CommandError, check_option, check_output_dir, check_output_file,
                    directory_option, run_command, seed_option)
 
-# paper name → (experiment module, the keyword its run() takes for the data directory, the
-# command-line option that gives that directory)
+# paper name → (experiment package, the keyword its run() takes for the data directory, the
+# command-line option that gives that directory); each package's reproduce module builds the
+# paper's own command line (build_parser, run_from_args)
 EXPERIMENTS = {
     "fos-elm": ("fastelm.experiments.fos_elm", "data_home", "data"),
     "bls-fmri": ("fastelm.experiments.bls_fmri", "data_dir", "fmri_data"),
@@ -45,8 +53,9 @@ def _print_summary(name, result, seconds):
         print(table)
 
 
-def reproduce(args: argparse.Namespace) -> int:
-    names = list(EXPERIMENTS) if args.paper == "all" else [args.paper]
+def reproduce_all(args: argparse.Namespace) -> int:
+    """``fastelm reproduce all``: every paper in turn, into ``--out``/<paper>."""
+    names = list(EXPERIMENTS)
     for option in sorted({EXPERIMENTS[name][2] for name in names}):
         folder = getattr(args, option)
         if folder is not None and not os.path.isdir(folder):
@@ -124,23 +133,37 @@ def build_parser() -> argparse.ArgumentParser:
         "sets, time fastelm against its peers, or run a demo.")
     parser.add_argument("--version", action="version", version=f"fastelm {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    rep = sub.add_parser("reproduce", help="reproduce a paper's experiments (tables, plots)")
-    rep.add_argument("paper", choices=list(EXPERIMENTS) + ["all"])
-    rep.add_argument("--quick", action="store_true", help="minutes, not hours")
-    rep.add_argument("--out", default="results", help="output directory (default: results)")
-    rep.add_argument("--seed", type=seed_option, default=0,
-                     help="seeds every split, subsample and model: the same seed gives the "
-                          "same tables (an integer >= 0, default 0; bls-fmri, which seeds "
-                          "scikit-learn: at most 2**32 - 1)")
-    rep.add_argument("--data", type=directory_option,
-                     help="directory with the UCI/IDX files (else $FASTELM_DATA)")
-    rep.add_argument("--fmri-data", type=directory_option,
-                     help="ABIDE-layout directory (default: synthetic subjects)")
-    rep.add_argument("--atlas", help="bls-fmri: atlas of the *_rois_<atlas>.1D files, e.g. "
-                     "cc200 (default: the only one present)")
-    rep.add_argument("--strategy", help="bls-fmri: nilearn ABIDE_pcp/<pipeline>/<strategy> "
-                     "folder, e.g. filt_noglobal (when several were downloaded)")
-    rep.set_defaults(func=reproduce)
+    rep = sub.add_parser(
+        "reproduce", help="reproduce a paper's experiments (tables, plots)",
+        description="Reproduce a paper's experiments: its tables, figures and notes. Each "
+        "paper has its own options: fastelm reproduce PAPER --help.")
+    papers = rep.add_subparsers(dest="paper", required=True, metavar="PAPER")
+    for name, (package, _, _) in EXPERIMENTS.items():
+        module = importlib.import_module(package + ".reproduce")
+        paper = papers.add_parser(name, help=module.HELP)
+        module.build_parser(paper)
+        paper.set_defaults(func=module.run_from_args)
+    every = papers.add_parser(
+        "all", help="every paper in turn, into OUT/<paper>",
+        description="Every reproduction in turn (fos-elm, bls-fmri, de-elm-ssc), each into "
+        "OUT/<paper>, with its default settings and these shared options; a data set whose "
+        "files are missing is skipped, with a note.")
+    every.add_argument("--quick", action="store_true", help="minutes, not hours")
+    every.add_argument("--out", default="results",
+                       help="output folder; each paper writes to OUT/<paper> (default results)")
+    every.add_argument("--seed", type=seed_option, default=0,
+                       help="seeds every split, subsample and model: the same seed gives the "
+                            "same tables (an integer >= 0, default 0; bls-fmri, which seeds "
+                            "scikit-learn: at most 2**32 - 1)")
+    every.add_argument("--data", type=directory_option,
+                       help="directory with the UCI files (else $FASTELM_DATA)")
+    every.add_argument("--fmri-data", type=directory_option, metavar="DIR",
+                       help="bls-fmri: ABIDE-layout folder (default: synthetic subjects)")
+    every.add_argument("--atlas", help="bls-fmri: atlas of the *_rois_<atlas>.1D files, e.g. "
+                       "cc200 (default: the only one present)")
+    every.add_argument("--strategy", help="bls-fmri: nilearn ABIDE_pcp/<pipeline>/<strategy> "
+                       "folder, e.g. filt_noglobal (when several were downloaded)")
+    every.set_defaults(func=reproduce_all)
     ds = sub.add_parser("datasets", help="which data sets are available offline, from where")
     ds.add_argument("--data", type=directory_option,
                     help="directory with the UCI/IDX files (else $FASTELM_DATA)")

@@ -332,6 +332,25 @@ def _skl2onnx_convert(scope, operator, container):
                            op_version=MIN_OPSET, **attrs)
 
 
+def _skl2onnx_parse(scope, model, inputs, custom_parsers=None):
+    """skl2onnx parser of a classifier: skl2onnx's own (label, probabilities, then ZipMap
+    unless ``zipmap`` is False), with ZipMap off for a float64 classifier, whose float64
+    probabilities onnxruntime's ZipMap (float32 only) refuses (``'columns'`` is kept)."""
+    from skl2onnx._parse import _apply_zipmap, _parse_sklearn_simple_model
+
+    float64 = _dtype(model, _kind(model)[0]) == np.float64
+    # skl2onnx's Pipeline parser passes zipmap=True down when the step has no options of its
+    # own, so True is taken as "not asked otherwise": off in float64
+    zipmap = scope.get_options(model, dict(zipmap=True))["zipmap"]
+    if float64 and zipmap is True:
+        zipmap = False
+    probabilities = _parse_sklearn_simple_model(scope, model, inputs,
+                                                custom_parsers=custom_parsers)
+    if zipmap is False:
+        return probabilities
+    return _apply_zipmap(zipmap, scope, model, inputs[0].type, probabilities)
+
+
 def register_skl2onnx() -> None:
     """Register fastelm's estimators with skl2onnx (``pip install fastelm[onnx]``).
 
@@ -339,8 +358,10 @@ def register_skl2onnx() -> None:
     estimator, alone or as the last step of a scikit-learn ``Pipeline`` (its preprocessing
     converted by skl2onnx), with the graph ``to_onnx`` writes. Classifiers follow skl2onnx's
     conventions: ``label`` and ``probabilities``, the latter as a ZipMap of dicts unless
-    ``options={'zipmap': False}`` (ZipMap takes float32 probabilities and integer or string
-    labels: a float64 classifier needs ``zipmap: False``). Calling it again is harmless.
+    ``options={'zipmap': False}``. ZipMap takes float32 probabilities only, so for a float64
+    classifier it is always off (probabilities as a float64 tensor; ``'columns'``, one output
+    per class, is kept): ``skl2onnx.to_onnx`` works on it with its defaults. Calling it again
+    is harmless.
     """
     from sklearn.base import ClassifierMixin
 
@@ -351,4 +372,4 @@ def register_skl2onnx() -> None:
         update_registered_converter(
             cls, f"Fastelm{cls.__name__}", _skl2onnx_shape, _skl2onnx_convert,
             options={"zipmap": [True, False, "columns"], "nocl": [False]} if classifier
-            else None)
+            else None, parser=_skl2onnx_parse if classifier else None)

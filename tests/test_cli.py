@@ -60,7 +60,12 @@ CASES = [
     ("de_elm_ssc", ["--merge", "MISSING", "--out", "OUT"], "--merge"),
     ("de_elm_ssc", ["--out", "FILE", "--quick"], "--out"),
     ("de_elm_ssc", ["--seed", "-1"], "--seed"),
-    ("bls_fmri", ["--data", "MISSING", "--out", "OUT"], "--data"),
+    ("bls_fmri", ["--fmri-data", "MISSING", "--out", "OUT"], "--fmri-data"),
+    ("bls_fmri", ["--data", "EMPTY", "--out", "OUT"], "--fmri-data"),  # the old name: a hint
+    ("fastelm", ["reproduce", "bls-fmri", "--fmri-data", "MISSING"], "--fmri-data"),
+    ("fastelm", ["reproduce", "bls-fmri", "--features", "flat"], "--features"),
+    ("fastelm", ["reproduce", "fos-elm", "--repeats", "0"], "--repeats"),
+    ("fastelm", ["reproduce", "de-elm-ssc", "--runs", "0"], "--runs"),
     ("bls_fmri", ["--out", "FILE"], "--out"),
     ("bls_fmri", ["--seed", "-1", "--out", "OUT"], "--seed"),
     ("bls_fmri", ["--seed", str(2**70), "--out", "OUT"], "--seed"),
@@ -136,7 +141,7 @@ def test_damaged_fmri_files_name_the_file(damage, tmp_path, capsys):
     else:
         target = sorted(data.glob("*.1D"))[0]
         target.write_bytes(target.read_bytes() + "# caf\xe9\n".encode("latin-1"))
-    assert bls_fmri.main(["--data", str(data), "--out", str(tmp_path / "o"),
+    assert bls_fmri.main(["--fmri-data", str(data), "--out", str(tmp_path / "o"),
                           "--no-progress"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and err.startswith("bls_fmri: error: ")
@@ -151,7 +156,53 @@ def test_version_and_help(capsys):
     assert "``" not in capsys.readouterr().out
     assert cli.main(["reproduce", "--help"]) == 0
     text = capsys.readouterr().out
+    assert "``" not in text and all(name in text for name in [*cli.EXPERIMENTS, "all"])
+    assert cli.main(["reproduce", "all", "--help"]) == 0
+    text = capsys.readouterr().out
     assert "``" not in text and "same seed gives the same tables" in " ".join(text.split())
+
+
+def _options(text):
+    """The option strings of a help page (after its usage lines)."""
+    import re
+
+    return set(re.findall(r"^  (--[\w-]+)", text, flags=re.M))
+
+
+@pytest.mark.parametrize("paper, module", [("fos-elm", fos_elm), ("bls-fmri", bls_fmri),
+                                           ("de-elm-ssc", de_elm_ssc)])
+def test_each_reproduce_help_is_its_experiments_own(paper, module, capsys):
+    """issue 24: one parser per experiment, for ``fastelm reproduce X`` and ``python -m
+    fastelm.experiments.X`` alike; the four help pages were identical."""
+    assert cli.main(["reproduce", paper, "--help"]) == 0
+    text = capsys.readouterr().out
+    assert module.main(["--help"]) == 0
+    own = capsys.readouterr().out
+    assert _options(text) == _options(own) and len(_options(text)) >= 6
+    assert text.split("options:")[1] == own.split("options:")[1]  # the same help text
+    assert "help" not in [line.split()[-1] for line in text.splitlines()
+                          if line.startswith("  --")]  # every option explained
+    others = {p for p in cli.EXPERIMENTS if p != paper}
+    for other in others:
+        assert cli.main(["reproduce", other, "--help"]) == 0
+        assert _options(capsys.readouterr().out) != _options(text)
+    if paper == "bls-fmri":
+        assert {"--sites", "--features", "--deep", "--fmri-data", "--atlas"} <= _options(text)
+        assert "--data" not in _options(text)  # --data is the UCI folder everywhere
+    else:
+        assert "--data" in _options(text) and "--fmri-data" not in _options(text)
+
+
+def test_deep_without_torch_names_the_extra(paths, monkeypatch, capsys):
+    real_find_spec = bls_fmri.importlib.util.find_spec
+    monkeypatch.setattr(bls_fmri.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "torch" else real_find_spec(name, *a))
+    for main, argv in ((cli.main, ["reproduce", "bls-fmri", "--deep"]),
+                       (bls_fmri.main, ["--deep", "only"])):
+        assert main(argv + ["--out", paths["OUT"]]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "pip install 'fastelm[deep]'" in err, err
+    assert not os.path.exists(paths["OUT"])
 
 
 def test_seed_of_any_size_is_accepted():
@@ -195,6 +246,15 @@ def test_seed_beyond_32_bits_is_refused_before_any_work(entry, argv, paths, caps
     assert not os.path.exists(paths["OUT"])
 
 
+def _fake_packages(monkeypatch, fake_module):
+    """``fastelm reproduce all`` runs ``fake_module(package)`` instead of each experiment
+    package; the parsers still come from the real ``reproduce`` modules."""
+    real = cli.importlib.import_module
+    monkeypatch.setattr(cli.importlib, "import_module",
+                        lambda name: real(name) if name.endswith(".reproduce")
+                        else fake_module(name))
+
+
 def test_reproduce_passes_each_paper_its_folder(tmp_path, monkeypatch, capsys):
     seen = {}
 
@@ -204,7 +264,7 @@ def test_reproduce_passes_each_paper_its_folder(tmp_path, monkeypatch, capsys):
             return {"files": [], "table": None}
         return types.SimpleNamespace(run=run, SEED_OPTION=_command.seed_option)
 
-    monkeypatch.setattr(cli.importlib, "import_module", fake_module)
+    _fake_packages(monkeypatch, fake_module)
     uci, fmri = tmp_path / "uci", tmp_path / "fmri"
     uci.mkdir()
     fmri.mkdir()
@@ -217,10 +277,42 @@ def test_reproduce_passes_each_paper_its_folder(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "== de-elm-ssc: finished" in out
     assert "== all: 3 reproductions" in out  # the closing summary
-    assert cli.main(["reproduce", "bls-fmri", "--out", str(tmp_path / "out"), "--fmri-data",
-                     str(fmri), "--atlas", "cc200", "--strategy", "filt_noglobal"]) == 0
-    assert seen["fastelm.experiments.bls_fmri"]["atlas"] == "cc200"
-    assert seen["fastelm.experiments.bls_fmri"]["strategy"] == "filt_noglobal"
+
+
+def test_reproduce_bls_fmri_takes_every_option_of_the_experiment(tmp_path, monkeypatch):
+    """``fastelm reproduce bls-fmri`` passes --sites, --features, the atlas, the strategy and
+    the fMRI folder (--fmri-data) on as ``python -m fastelm.experiments.bls_fmri`` does;
+    ``--deep`` runs the comparators on the same arguments, ``--deep only`` them alone."""
+    seen = []
+
+    def record(kind):
+        def run(**kwargs):
+            seen.append((kind, kwargs))
+            return [] if kind == "deep" else {"table": "", "seconds": 0.0, "files": []}
+        return run
+
+    monkeypatch.setattr(bls_fmri, "run", record("run"))
+    monkeypatch.setattr(bls_fmri, "run_deep", record("deep"))
+    monkeypatch.setattr(bls_fmri.importlib.util, "find_spec", lambda name, *a: object())
+    fmri = tmp_path / "fmri"
+    fmri.mkdir()
+    argv = ["--out", str(tmp_path / "out"), "--fmri-data", str(fmri), "--atlas", "cc200",
+            "--strategy", "filt_noglobal", "--sites", "NYU", "USM", "--features",
+            "connectivity", "partial correlation", "--quick", "--seed", "3"]
+    expected = dict(quick=True, out_dir=str(tmp_path / "out"), seed=3, data_dir=str(fmri),
+                    features=["connectivity", "partial correlation"], sites=["NYU", "USM"],
+                    atlas="cc200", strategy="filt_noglobal")
+    for main, args, kinds in ((cli.main, ["reproduce", "bls-fmri"] + argv, ["run"]),
+                              (bls_fmri.main, argv, ["run"]),
+                              (cli.main, ["reproduce", "bls-fmri", "--deep"] + argv,
+                               ["run", "deep"]),
+                              (cli.main, ["reproduce", "bls-fmri", "--deep", "only"] + argv,
+                               ["deep"])):
+        seen.clear()
+        assert main(args) == 0
+        assert [kind for kind, _ in seen] == kinds
+        for _, kwargs in seen:
+            assert {k: kwargs[k] for k in expected} == expected
 
 
 def test_reproduce_prints_each_table_and_each_skip_reason_once(tmp_path, monkeypatch, capsys):
@@ -232,7 +324,7 @@ def test_reproduce_prints_each_table_and_each_skip_reason_once(tmp_path, monkeyp
                     "skipped": {"satimage": "sat.trn and sat.tst not found"}}
         return types.SimpleNamespace(run=run, SEED_OPTION=_command.seed_option)
 
-    monkeypatch.setattr(cli.importlib, "import_module", fake_module)
+    _fake_packages(monkeypatch, fake_module)
     assert cli.main(["reproduce", "all", "--quick", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     for module, *_ in cli.EXPERIMENTS.values():
@@ -240,9 +332,11 @@ def test_reproduce_prints_each_table_and_each_skip_reason_once(tmp_path, monkeyp
     assert "sat.trn" not in out and out.count("skipped (files not found") == 3
 
 
-@pytest.mark.parametrize("entry", list(MAINS))
-def test_every_help_is_plain_text_and_explains_seed(entry, capsys):
-    assert MAINS[entry](["--help"] if entry != "fastelm" else ["reproduce", "--help"]) == 0
+@pytest.mark.parametrize("entry, argv", [(e, ["--help"]) for e in MAINS if e != "fastelm"]
+                         + [("fastelm", ["reproduce", p, "--help"])
+                            for p in [*cli.EXPERIMENTS, "all"]])
+def test_every_help_is_plain_text_and_explains_seed(entry, argv, capsys):
+    assert MAINS[entry](argv) == 0
     text = capsys.readouterr().out
     assert "`" not in text
     seed_help = " ".join(text.split()).split("--seed SEED")[-1][:40]  # after the usage
@@ -263,3 +357,20 @@ def test_python_dash_m_entry_points_start(module):
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "usage:" in done.stdout
+
+
+def test_fastelm_reproduce_bls_fmri_help_in_a_fresh_interpreter():
+    """The ``fastelm`` console script's code (``python -m fastelm``): ``reproduce bls-fmri
+    --help`` lists the experiment's options, and ``python -m fastelm.experiments.deep`` takes
+    the same ones (``--deep`` defaulting to only)."""
+    import subprocess
+    import sys
+
+    pages = {}
+    for args in (["fastelm", "reproduce", "bls-fmri"], ["fastelm.experiments.deep"]):
+        done = subprocess.run([sys.executable, "-m", *args, "--help"], capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        pages[args[0]] = done.stdout
+    assert {"--sites", "--features", "--deep", "--fmri-data"} <= _options(pages["fastelm"])
+    assert _options(pages["fastelm"]) == _options(pages["fastelm.experiments.deep"])

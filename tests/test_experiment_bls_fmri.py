@@ -417,13 +417,38 @@ def test_main_reports_user_errors_in_one_line(tmp_path, capsys):
                          random_state=0)
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    assert exp.main(["--data", str(data), "--out", str(blocker), "--no-progress"]) == 2
+    assert exp.main(["--fmri-data", str(data), "--out", str(blocker), "--no-progress"]) == 2
     assert "--out" in capsys.readouterr().err
-    assert exp.main(["--data", str(data), "--out", str(tmp_path / "o"), "--sites", "NOPE",
+    assert exp.main(["--fmri-data", str(data), "--out", str(tmp_path / "o"), "--sites", "NOPE",
                      "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert "NOPE" in err and "SITE01" in err and len(err.strip().splitlines()) == 1
-    assert exp.main(["--data", str(tmp_path / "nope"), "--out", str(tmp_path / "o")]) == 2
+    assert exp.main(["--fmri-data", str(tmp_path / "nope"), "--out", str(tmp_path / "o")]) == 2
+
+
+@pytest.mark.parametrize("quick", [False, True])
+def test_deep_comparators_get_the_runs_subjects_and_folds(tmp_path, monkeypatch, quick):
+    """``--deep``: run_abide is given the run's data, sites, atlas, strategy, folds, repeats and
+    subsample, and both draw their folds from ``subjects_and_folds``."""
+    deep = pytest.importorskip("fastelm.experiments.deep")
+    data = tmp_path / "abide"
+    make_synthetic_abide(data, n_subjects=40, n_rois=5, lengths=(30, 40), n_sites=2,
+                         atlas="cc200", random_state=0)
+    seen = {}
+    monkeypatch.setattr(deep, "run_abide", lambda *a, **kw: seen.update(args=a, kw=kw) or [])
+    exp.run_deep(quick=quick, out_dir=str(tmp_path / "o"), seed=4, data_dir=str(data),
+                 features=["connectivity", "timeseries"], sites=["SITE01", "SITE02"])
+    cfg = exp.settings_for(quick, real=True)
+    assert seen["args"] == (str(data), str(tmp_path / "o" / "deep"), ("connectivity",))
+    assert {k: seen["kw"][k] for k in ("n_splits", "n_repeats", "subsample", "seed", "sites",
+                                        "quick")} == dict(
+        n_splits=cfg["n_splits"], n_repeats=cfg["n_repeats"], subsample=cfg["subsample"],
+        seed=4, sites=["SITE01", "SITE02"], quick=quick)
+    bunch, keep, y, splits = exp.subjects_and_folds(str(data), 5, 1, 4, subsample=20)
+    assert len(keep) == 20 and len(splits) == 5
+    np.testing.assert_array_equal(y, bunch.target[keep])
+    with pytest.raises(ValueError, match="connectome features"):
+        exp.run_deep(out_dir=str(tmp_path / "o"), data_dir=str(data), features=["timeseries"])
 
 
 @pytest.mark.parametrize("direct_links", [False, True])

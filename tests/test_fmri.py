@@ -115,7 +115,8 @@ def test_generator_rejects_bad_arguments(tmp_path):
 
 def test_round_trip_timeseries_crops_to_the_shortest(tmp_path):
     g = _small(tmp_path)
-    b = _load_quiet(tmp_path)
+    with pytest.warns(CroppedSeriesWarning, match=r"first 20 time points, shortening 10 of 12"):
+        b = _load_quiet(tmp_path, features="timeseries")
     t_min = int(g.lengths.min())
     assert b.length == t_min
     assert b.data.shape == (12, t_min * 6) and b.data.dtype == np.float64
@@ -140,13 +141,13 @@ def test_round_trip_with_length_excludes_short_series(tmp_path):
     short = set(g.file_ids[g.lengths < length])
     assert len(short) == 3
     with pytest.warns(ExcludedSubjectsWarning, match="too short"):
-        b = load_roi_dataset(tmp_path, length=length)
+        b = load_roi_dataset(tmp_path, length=length, features="timeseries")
     assert b.length == length and b.data.shape == (9, length * 6)
     assert {fid for fid, _ in b.excluded} == short
     assert all(f"< length={length}" in reason for _, reason in b.excluded)
     assert not short & set(b.subject_ids)
     with pytest.raises(BadSubjectError, match="too short") as info:
-        load_roi_dataset(tmp_path, length=length, on_bad="raise")
+        load_roi_dataset(tmp_path, length=length, on_bad="raise", features="timeseries")
     assert {fid for fid, _ in info.value.excluded} == short
     with pytest.raises(ValueError, match="length"):
         load_roi_dataset(tmp_path, length=1)
@@ -189,13 +190,40 @@ def test_connectivity_features_inputs_and_clipping():
         connectivity_features(s[:1])
 
 
+def test_default_atlas_is_the_only_one_present_and_features_connectivity(tmp_path):
+    """issue 24: on a folder of CC200 files ``load_roi_dataset(folder)`` failed (default
+    atlas 'aal') and, given the atlas, returned cropped series; now it finds the atlas and
+    returns the connectivity features the reproductions use."""
+    g = _small(tmp_path, n_rois=7, atlas="cc200")
+    b = _load_quiet(tmp_path)
+    assert b.atlas == "cc200" and b.features == "connectivity" and b.data.shape == (12, 21)
+    np.testing.assert_array_equal(b.data, _load_quiet(tmp_path, atlas="cc200",
+                                                      features="connectivity").data)
+    np.testing.assert_array_equal(b.subject_ids, g.file_ids)
+    # the nilearn layout: the atlas found under ABIDE_pcp/<pipeline>/<strategy>/
+    _nilearn_layout(tmp_path / "nilearn")
+    assert _load_quiet(tmp_path / "nilearn").atlas == "cc200"
+
+
+def test_several_atlases_without_a_choice_list_them(tmp_path):
+    _small(tmp_path, atlas="cc200")
+    _small(tmp_path / "rois_ho", atlas="ho")
+    with pytest.raises(ValueError, match=r"several atlases \(cc200, ho\); choose one with atlas="):
+        load_roi_dataset(tmp_path)
+    assert _load_quiet(tmp_path, atlas="cc200").atlas == "cc200"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(FileNotFoundError, match=r"no \*_rois_<atlas>.1D files"):
+        load_roi_dataset(empty)
+
+
 def test_other_atlas_and_site_filter(tmp_path):
     _small(tmp_path, n_rois=7, atlas="cc200")
     assert all(p.name.endswith("_rois_cc200.1D") for p in tmp_path.glob("*.1D"))
     b = _load_quiet(tmp_path, atlas="cc200", features="connectivity")
     assert b.data.shape == (12, 21)
     with pytest.raises(FileNotFoundError, match="_rois_aal.1D"):
-        load_roi_dataset(tmp_path)  # default atlas: no such files
+        load_roi_dataset(tmp_path, atlas="aal")  # no such files
     # a site filter keeps one site; the other sites' files are skipped unread (one of them is
     # garbage here), and a file without any phenotype row is ignored too
     (tmp_path / "SITE02_0050002_rois_cc200.1D").write_text("not a number\n")
@@ -258,13 +286,14 @@ def test_one_short_series_does_not_crop_everybody(tmp_path):
     full, names = read_roi_file(g.files[2])
     _write_roi_file(g.files[2], full[:3], names)
     with pytest.warns(ExcludedSubjectsWarning, match="too short: 3 < 30"):
-        b = load_roi_dataset(tmp_path)
+        b = load_roi_dataset(tmp_path, features="timeseries")
     assert b.length == 60 and b.data.shape == (7, 60 * 6)
     assert [f for f, _ in b.excluded] == [g.file_ids[2]]
     # a shorter one above the minimum crops the rest, with a warning that says so
     _write_roi_file(g.files[2], full[:35], names)
-    with pytest.warns(CroppedSeriesWarning, match="first 35 time points, 58%"):
-        b = load_roi_dataset(tmp_path)
+    with pytest.warns(CroppedSeriesWarning, match=r"\(35 to 60 time points\).* first 35 time "
+                      r"points, shortening 7 of 8 subjects' series \(58% of the median"):
+        b = load_roi_dataset(tmp_path, features="timeseries")
     assert b.length == 35 and b.excluded == []
 
 
@@ -486,7 +515,8 @@ def test_nan_and_cropped_constant_rois_are_reported(tmp_path):
     values[35:] = 1.0  # constant within the first 30 rows only
     _rewrite_column(g.files[6], 4, values)
     with pytest.warns(ExcludedSubjectsWarning) as record:
-        b = load_roi_dataset(tmp_path)
+        b = load_roi_dataset(tmp_path, features="timeseries")
+    record = [w for w in record if w.category is ExcludedSubjectsWarning]
     assert len(record) == 1 and "2 subject(s) excluded" in str(record[0].message)
     reasons = dict(b.excluded)
     assert "non-finite" in reasons[g.file_ids[1]]

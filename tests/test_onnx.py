@@ -213,3 +213,32 @@ def test_skl2onnx_pipeline_with_zipmap():
     np.testing.assert_allclose([p["mid"] for p in proba],
                                pipe.predict_proba(X)[:, list(pipe.classes_).index("mid")],
                                atol=1e-4)
+
+
+@pytest.mark.parametrize("cls", [ELMClassifier, BLSClassifier])
+def test_skl2onnx_defaults_work_on_a_float64_classifier_in_a_pipeline(cls):
+    """issue 24: with skl2onnx's defaults (ZipMap on) a float64 classifier's graph failed in
+    onnxruntime, whose ZipMap takes float32 only; the converter turns ZipMap off itself."""
+    skl2onnx = pytest.importorskip("skl2onnx")
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from fastelm.onnx import register_skl2onnx
+
+    register_skl2onnx()
+    X, y = _data(3)
+    model = cls(random_state=0, dtype="float64")
+    pipe = make_pipeline(StandardScaler(), model).fit(X, y)
+    for options in (None, {id(model): {"zipmap": True}}):  # True cannot work in float64
+        session = ort.InferenceSession(skl2onnx.to_onnx(pipe, X[:1], options=options)
+                                       .SerializeToString(), providers=["CPUExecutionProvider"])
+        label, proba = session.run(None, {session.get_inputs()[0].name: X})
+        np.testing.assert_array_equal(label, pipe.predict(X))
+        assert proba.dtype == np.float64
+        np.testing.assert_allclose(proba, pipe.predict_proba(X), rtol=1e-10, atol=1e-12)
+    session = ort.InferenceSession(  # 'columns' is kept: one probability output per class
+        skl2onnx.to_onnx(pipe, X[:1], options={id(model): {"zipmap": "columns"}})
+        .SerializeToString(), providers=["CPUExecutionProvider"])
+    outputs = session.run(None, {session.get_inputs()[0].name: X})
+    np.testing.assert_array_equal(outputs[0], pipe.predict(X))
+    np.testing.assert_allclose(np.column_stack(outputs[1:]), pipe.predict_proba(X), atol=1e-12)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
@@ -291,6 +292,36 @@ def _find_phenotype(*directories):
 
 def _has_rois(folder, suffix):
     return folder.is_dir() and any(p.name.endswith(suffix) for p in folder.iterdir())
+
+
+_ATLAS_FILE = re.compile(r"_rois_(\w+)\.1D$")
+
+
+def _find_atlas(directory: PathLike, strategy: str | None = None,
+                pipeline: str | None = None) -> str:
+    """The atlas of the ``*_rois_<atlas>.1D`` files under ``directory``, looked for where
+    :func:`find_roi_folder` looks (the folder, ``rois_<atlas>/``, ``<pipeline>/<strategy>/``
+    and ``ABIDE_pcp/<pipeline>/<strategy>/``, those two narrowed by ``strategy`` and
+    ``pipeline``), when there is one; a FileNotFoundError when there is none, a ValueError
+    listing them when there are several."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise FileNotFoundError(f"{directory}: no such directory")
+    nested = [f for root in (directory / "ABIDE_pcp", directory) if root.is_dir()
+              for f in root.glob("*/*")
+              if (strategy is None or f.name == strategy)
+              and (pipeline is None or f.parent.name == pipeline)]
+    found = set()
+    for folder in [directory, *directory.glob("rois_*"), *nested]:
+        if folder.is_dir():
+            found |= {m.group(1) for p in folder.iterdir() if (m := _ATLAS_FILE.search(p.name))}
+    if not found:
+        raise FileNotFoundError(f"{directory}: no *_rois_<atlas>.1D files (looked in the "
+                                "folder, rois_<atlas>/ and ABIDE_pcp/<pipeline>/<strategy>/)")
+    if len(found) > 1:
+        raise ValueError(f"{directory}: files of several atlases ({', '.join(sorted(found))}); "
+                         "choose one with atlas= (--atlas)")
+    return found.pop()
 
 
 def find_roi_folder(directory: PathLike, atlas: str = "aal", strategy: str | None = None,

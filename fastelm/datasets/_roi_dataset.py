@@ -24,7 +24,8 @@ from sklearn.utils import Bunch
 
 from ..connectome import _check_eps, _column_scaled, _fisher_z_upper, sym_matrix_to_vec
 from ._abide import (_MAX_LISTED, DX_PATIENT, FMRIFormatError, PathLike, PhenotypeMismatchError,
-                     _find_phenotype, _list_ids, find_roi_folder, read_phenotype, read_roi_file)
+                     _find_atlas, _find_phenotype, _list_ids, find_roi_folder, read_phenotype,
+                     read_roi_file)
 
 __all__ = ["BadSubjectError", "ExcludedSubjectsWarning", "CroppedSeriesWarning",
            "MIN_TIMEPOINTS", "MIN_LENGTH_FRACTION", "load_roi_dataset"]
@@ -33,8 +34,6 @@ __all__ = ["BadSubjectError", "ExcludedSubjectsWarning", "CroppedSeriesWarning",
 #: features one shorter than MIN_LENGTH_FRACTION of the median length too: one short outlier
 #: must not crop every subject (connectivity features use each whole series).
 MIN_TIMEPOINTS, MIN_LENGTH_FRACTION = 10, 0.5
-#: 'timeseries' features warn when the common length is below this fraction of the median
-CROP_WARN_FRACTION = 2 / 3
 
 
 class BadSubjectError(ValueError):
@@ -54,17 +53,16 @@ class ExcludedSubjectsWarning(UserWarning):
 
 
 class CroppedSeriesWarning(UserWarning):
-    """'timeseries' features were cropped far below the median series length."""
-
+    """'timeseries' features cropped series of mixed lengths to the shortest one."""
 
 
 def load_roi_dataset(
     directory: PathLike,
     phenotype_csv: PathLike | None = None,
     *,
-    atlas: str = "aal",
+    atlas: str | None = None,
     length: int | None = None,
-    features: str = "timeseries",
+    features: str = "connectivity",
     on_bad: str = "report",
     sites: str | Sequence[str] | None = None,
     eps: float = 1e-7,
@@ -78,12 +76,13 @@ def load_roi_dataset(
     ROI folder (:func:`find_roi_folder`: flat, ``rois_<atlas>/`` or nilearn's
     ``ABIDE_pcp/<pipeline>/<strategy>/``).
 
-    Series shorter than MIN_TIMEPOINTS are excluded (reported). For ``features='timeseries'``,
-    so that one short outlier cannot crop everybody, so are series shorter than
-    MIN_LENGTH_FRACTION of the median length, and the others are cropped to a common length
-    (``length``, or the shortest kept series, with a :class:`CroppedSeriesWarning` when that
-    is below ``CROP_WARN_FRACTION`` (2/3) of the median). Connectivity features use every
-    subject's whole series.
+    Series shorter than MIN_TIMEPOINTS are excluded (reported). Connectivity features (the
+    default, what the reproductions use) take every subject's whole series. For
+    ``features='timeseries'``, so that one short outlier cannot crop everybody, so are series
+    shorter than MIN_LENGTH_FRACTION of the median length, and the others are cropped to a
+    common length (``length``, or the shortest kept series, with a
+    :class:`CroppedSeriesWarning` saying to how many time points and how many subjects'
+    series it shortened when the lengths differ).
 
     Parameters
     ----------
@@ -92,15 +91,16 @@ def load_roi_dataset(
     phenotype_csv : str or os.PathLike, optional
         Default: ``Phenotypic_V1_0b_preprocessed1.csv`` in ``directory``, ``directory/ABIDE_pcp``
         or the ROI folder, else the only ``*.csv`` there.
-    atlas : str, default 'aal'
-        Atlas suffix of the files (``aal``, ``cc200``, ``ho``, ...).
+    atlas : str, optional
+        Atlas suffix of the files (``aal``, ``cc200``, ``ho``, ...). Default: the only atlas
+        whose files are in ``directory`` (a ValueError lists them when there are several).
     length : int, optional
         Common number of time points T (>= 2) of ``'timeseries'`` features; subjects with
         fewer rows are excluded.
-    features : {'timeseries', 'connectivity'}
-        ``'timeseries'``: the cropped series flattened time-major, T·M features
-        (``data.reshape(n, T, M)`` gives the series back). ``'connectivity'``:
-        :func:`connectivity_features` of each whole series, M(M-1)/2 features.
+    features : {'connectivity', 'timeseries'}, default 'connectivity'
+        ``'connectivity'``: :func:`connectivity_features` of each whole series, M(M-1)/2
+        features. ``'timeseries'`` (the BLS paper's input): the cropped series flattened
+        time-major, T·M features (``data.reshape(n, T, M)`` gives the series back).
     on_bad : {'report', 'raise'}
         What to do with unusable subjects (non-finite values, constant ROI, too short series)
         and phenotype rows without a file: ``'report'`` leaves them out, lists them in
@@ -148,8 +148,12 @@ def load_roi_dataset(
         ``on_bad='raise'`` and a subject is unusable; or no subject is usable.
     FileNotFoundError
         ``directory`` is missing or holds no ``*_rois_<atlas>.1D`` file.
+    ValueError
+        ``atlas`` is None and the files of several atlases are there (the message lists them).
     """
     length = _check_options(features, on_bad, eps, length)
+    if atlas is None:
+        atlas = _find_atlas(directory, strategy, pipeline)
     found = _find_subjects(Path(directory), phenotype_csv, atlas, sites, on_bad, strategy,
                            pipeline)
     excluded: list[tuple[str, str]] = []
@@ -309,11 +313,14 @@ def _crop(series, index, file_ids, roi_names, features, length, eps, excluded):
             rows.append(z)
         series_ok.append(s)
         index_ok.append(i)
-    if features == "timeseries" and length is None and common < CROP_WARN_FRACTION * median:
+    shortened = sum(s.shape[0] > common for s in series_ok)
+    if features == "timeseries" and length is None and shortened:
         warnings.warn(
-            f"series cropped to their first {common} time points, "
-            f"{common / median:.0%} of the median length {median:g}: pass length= to "
-            "exclude shorter subjects instead, or use connectivity features (whole "
+            f"series of mixed lengths ({common} to {max(s.shape[0] for s in series_ok)} "
+            f"time points): 'timeseries' features crop every series to its first {common} "
+            f"time points, shortening {shortened} of {len(series_ok)} subjects' series "
+            f"({common / median:.0%} of the median length {median:g}); pass length= to "
+            "exclude shorter subjects instead, or use features='connectivity' (whole "
             "series)", CroppedSeriesWarning, stacklevel=3)
     return rows, series_ok, index_ok, common
 

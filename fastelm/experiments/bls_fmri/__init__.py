@@ -1,8 +1,8 @@
 """Reproduction of Liu & Ji (2021), Broad Learning System classification of fMRI subjects.
 
-    python -m fastelm.experiments.bls_fmri [--quick] [--out DIR] [--seed S] [--data DIR]
-        [--atlas NAME] [--strategy NAME] [--sites SITE ...] [--features KIND ...]
-    fastelm reproduce bls-fmri --fmri-data DIR --atlas cc200
+    fastelm reproduce bls-fmri [--quick] [--out DIR] [--seed S] [--fmri-data DIR]
+        [--atlas NAME] [--strategy NAME] [--sites SITE ...] [--features KIND ...] [--deep [only]]
+    python -m fastelm.experiments.bls_fmri ...     (the same options: reproduce.build_parser)
 
 The paper (Liu & Ji, Journal of Zhejiang University (Engineering Science), 2021;
 docs/algorithms.md §5) classifies patients against controls (ABIDE I/II: autism, ADHD-200) from
@@ -12,8 +12,9 @@ ABIDE-UM settings), against linear SVM, random forest, KNN and a 1000-600-softma
 claim is that BLS reaches the accuracy of the deep models with a much shorter training time
 (its Fig. 4: accuracy against training time).
 
-Without ``--data`` the run uses synthetic subjects (``effect`` with a known connectivity
-effect, ``null`` without) and the paper's five models, 10 folds × 10 repeats. With ``--data``
+Without ``--fmri-data`` the run uses synthetic subjects (``effect`` with a known connectivity
+effect, ``null`` without) and the paper's five models, 10 folds × 10 repeats. With
+``--fmri-data``
 (an ABIDE layout: flat, ``rois_<atlas>/`` or nilearn's ``ABIDE_pcp``) it runs, leakage-safe:
 
 * features: Fisher-z correlations of each whole series (``connectivity``), nilearn's
@@ -29,7 +30,9 @@ effect, ``null`` without) and the paper's five models, 10 folds × 10 repeats. W
 Outputs in ``out_dir``: ``results.md``/``.csv`` (mean ± std of the five metrics),
 ``timings.md``/``.csv``, ``records.csv``, ``accuracy_vs_time.png`` (Fig. 4), ``notes.md``,
 ``run.json``; on real data also ``leave_site_out.md``/``.csv``/``.png``,
-``leave_site_out_records.csv``, ``per_site.md``/``.csv``/``.png``.
+``leave_site_out_records.csv``, ``per_site.md``/``.csv``/``.png`` (a sites × models heat map).
+``--deep`` adds the connectome CNN and the population GCN (:mod:`fastelm.experiments.deep`) on
+the same subjects and folds (``subjects_and_folds``), into ``out_dir/deep``.
 """
 from .models import (BLS_PARAMS, DNN_LAYERS, EXTRA_MODELS, FASTELM_MODELS, MODELS,
                      default_models, describe, reseed)
@@ -39,8 +42,9 @@ from .protocol import (CPU, KINDS, METRICS, TIME, FoldFeatures, bls_permutation_
                        connectome_pipeline, cv_splits,
                        evaluate, fit_timed, limit_threads, permutation_test, run_splits,
                        site_splits)
-from .reproduce import (FEATURES, REAL_SETTINGS, SEED_OPTION, SETTINGS, SYNTHETIC, detect_atlas,
-                        load, main, make_synthetic, run, settings_for)
+from .reproduce import (FEATURES, REAL_SETTINGS, SEED_OPTION, SETTINGS, SYNTHETIC, build_parser,
+                        detect_atlas, load, main, make_synthetic, run, run_deep, run_from_args,
+                        settings_for, subjects_and_folds)
 
 __all__ = ["BLS_PARAMS", "DNN_LAYERS", "EXTRA_MODELS", "FASTELM_MODELS", "MODELS",
            "SEED_OPTION", "default_models", "describe", "reseed", "LITERATURE", "TARGETS",
@@ -49,4 +53,5 @@ __all__ = ["BLS_PARAMS", "DNN_LAYERS", "EXTRA_MODELS", "FASTELM_MODELS", "MODELS
            "connectome_pipeline", "cv_splits", "evaluate",
            "fit_timed", "limit_threads", "permutation_test", "run_splits", "site_splits",
            "FEATURES", "REAL_SETTINGS", "SETTINGS", "SYNTHETIC", "detect_atlas", "load",
-           "main", "make_synthetic", "run", "settings_for"]
+           "main", "make_synthetic", "run", "settings_for", "build_parser", "run_deep",
+           "run_from_args", "subjects_and_folds"]

@@ -1,18 +1,19 @@
 """The reproduction: data, settings, the run and its command line."""
 import argparse
+import importlib.util
 import json
 import os
-import re
 import shutil
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 
-from ..._cli import check_output_dir, directory_option, run_command, sklearn_seed_option
+from ..._cli import (CommandError, check_output_dir, directory_option, run_command,
+                     sklearn_seed_option)
 from ...datasets import (CroppedSeriesWarning, ExcludedSubjectsWarning, load_roi_dataset,
                          make_synthetic_abide)
+from ...datasets._abide import _find_atlas
 from .models import FASTELM_MODELS, default_models, describe
 from .outputs import write_outputs
 from .protocol import (KINDS, FoldFeatures, bls_permutation_test, cv_splits, run_splits,
@@ -85,23 +86,12 @@ def make_synthetic(directory, settings, seed):
 
 
 def detect_atlas(directory, strategy=None):
-    """The atlas of the ``*_rois_<atlas>.1D`` files under ``directory`` when there is one."""
-    found = set()
-    directory = Path(directory)
-    for folder in [directory, *directory.glob("rois_*"), *directory.glob("ABIDE_pcp/*/*"),
-                   *directory.glob("*/*")]:
-        if folder.is_dir() and (strategy is None or folder == directory
-                                or folder.name == strategy or folder.name.startswith("rois_")):
-            found |= {m.group(1) for p in folder.iterdir()
-                      if (m := re.search(r"_rois_(\w+)\.1D$", p.name))}
-    if len(found) != 1:
-        raise ValueError(f"{directory}: " + (f"several atlases {sorted(found)}" if found else
-                                             "no *_rois_<atlas>.1D files")
-                         + "; choose one with --atlas")
-    return found.pop()
+    """The atlas of the ``*_rois_<atlas>.1D`` files under ``directory`` when there is one (what
+    ``load_roi_dataset`` takes when given no atlas); an error listing them otherwise."""
+    return _find_atlas(directory, strategy)
 
 
-def load(directory, features, sites=None, atlas="aal", strategy=None):
+def load(directory, features, sites=None, atlas=None, strategy=None):
     """(X, y, strata, bunch) of an ABIDE-layout directory; strata = site × diagnosis.
 
     Subjects left out (unusable files) are in ``bunch.excluded``, phenotype rows without a
@@ -124,6 +114,23 @@ def _subsample(strata, n, seed):
     idx, _ = train_test_split(np.arange(len(strata)), train_size=n, stratify=strata,
                               random_state=seed)
     return np.sort(idx)
+
+
+def subjects_and_folds(directory, n_splits, n_repeats, seed, *, sites=None, atlas=None,
+                       strategy=None, subsample=None):
+    """The subjects and cross-validation folds of a run on ``directory``, one definition for
+    every model of the reproduction (the deep comparators' ``run_abide`` too).
+
+    ``(bunch, keep, y, splits)``: the connectivity Bunch of ``load``, the indices of the
+    subjects kept (``subsample`` of them drawn by site × diagnosis, else all), their labels,
+    and ``cv_splits`` stratified on site × diagnosis (on diagnosis for one site).
+    """
+    _, y, strata, bunch = load(directory, "connectivity", sites, atlas, strategy)
+    keep = _subsample(strata, subsample, seed)
+    n_sites = len(set(bunch.sites[keep]))
+    splits = cv_splits(y[keep], strata[keep] if n_sites > 1 else None, n_splits, n_repeats,
+                       seed)
+    return bunch, keep, y[keep], splits
 
 
 def _data_entry(bunch, y, features, keep=None):
@@ -222,9 +229,9 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
     else:
         atlas = atlas or detect_atlas(data_dir, strategy)
         name = os.path.basename(os.path.normpath(data_dir)) or "data"
-        _, y, strata, bunch = load(data_dir, "connectivity", sites, atlas, strategy)
-        keep = _subsample(strata, cfg["subsample"], seed)
-        y, strata = y[keep], strata[keep]
+        bunch, keep, y, splits = subjects_and_folds(
+            data_dir, cfg["n_splits"], cfg["n_repeats"], seed, sites=sites, atlas=atlas,
+            strategy=strategy, subsample=cfg["subsample"])
         site_of = bunch.sites[keep]
         matrices = {"connectivity": bunch.data[keep]}
         if "timeseries" in features:
@@ -245,8 +252,6 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
             data[name]["features"][feat] = int(ff.split(feat, np.arange(2), np.arange(2))[0]
                                                .shape[1]) if feat != "tangent" else int(
                 len(bunch.roi_names) * (len(bunch.roi_names) - 1) // 2)
-        splits = cv_splits(y, strata if n_sites > 1 else None, cfg["n_splits"],
-                           cfg["n_repeats"], seed)
         n_jobs = cfg["n_jobs"]
         skip = [("DNN", i) for i in range(len(splits))
                 if cfg["dnn_folds"] is not None and i >= cfg["dnn_folds"]]
@@ -377,38 +382,107 @@ def _site_accuracy(predictions, y, sites):
     return rows
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(
-        prog="python -m fastelm.experiments.bls_fmri",
-        description="BLS against linear SVM, RF, KNN, a 1000-600 DNN (and on real data "
-                    "BLS-CV, ELM-CV and l2 logistic regression) on fMRI subjects (Liu & Ji "
-                    "2021).")
+#: the name of ``fastelm reproduce bls-fmri`` and of its output folder, and its one-line help
+PAPER = "bls-fmri"
+HELP = "BLS against SVM, RF, KNN, a DNN (and CCNN/GCN with --deep) on fMRI subjects"
+DESCRIPTION = ("Liu & Ji (2021): the Broad Learning System against linear SVM, random forest, "
+               "KNN and a 1000-600 DNN (on real data also BLS-CV, ELM-CV and l2 logistic "
+               "regression, leave-one-site-out, per-site accuracy and a permutation test) on "
+               "fMRI subjects: synthetic ones by default, an ABIDE-layout folder with "
+               "--fmri-data. --deep adds the connectome CNN and the population GCN on the same "
+               "folds.")
+DEEP_EXTRA = ("--deep needs PyTorch: pip install 'fastelm[deep]' (the CPU wheel: pip install "
+              "torch --index-url https://download.pytorch.org/whl/cpu)")
+
+
+def build_parser(parser=None, *, deep=None):
+    """The command line of this reproduction: its options added to ``parser`` (the
+    ``fastelm reproduce bls-fmri`` subcommand) or to a new parser (``python -m
+    fastelm.experiments.bls_fmri``; ``deep='only'``: ``python -m fastelm.experiments.deep``,
+    the deep comparators alone). One builder for every entry point."""
+    if parser is None:
+        parser = argparse.ArgumentParser(
+            prog="python -m fastelm.experiments." + ("deep" if deep else "bls_fmri"))
+    parser.description = DESCRIPTION
     parser.add_argument("--quick", action="store_true",
                         help="synthetic: 80 subjects of 30 ROIs, 5 folds; real data: 200 "
-                             "subjects, 5 folds")
-    parser.add_argument("--out", default="results/bls-fmri", help="output folder")
+                             "subjects, 5 folds, 19 permutations")
+    parser.add_argument("--out", default=f"results/{PAPER}",
+                        help=f"output folder (default results/{PAPER}; the deep comparators "
+                             "write to OUT/deep)")
     parser.add_argument("--seed", type=SEED_OPTION, default=0,
-                        help="seeds data, folds and models (an integer in [0, 2**32 - 1])")
-    parser.add_argument("--data", type=directory_option, default=None,
-                        help="an ABIDE layout directory (default: synthetic subjects written "
-                             "to OUT/synthetic)")
+                        help="seeds the data, the folds and every model (an integer in "
+                             "[0, 2**32 - 1], default 0)")
+    parser.add_argument("--fmri-data", type=directory_option, default=None, metavar="DIR",
+                        help="an ABIDE-layout folder of *_rois_<atlas>.1D files and a "
+                             "phenotype CSV (flat, rois_<atlas>/ or nilearn's ABIDE_pcp); "
+                             "default: synthetic subjects written to OUT/synthetic")
+    parser.add_argument("--data", default=None, help=argparse.SUPPRESS)  # see run_from_args
     parser.add_argument("--atlas", default=None,
-                        help="atlas of the *_rois_<atlas>.1D files (default: the only one)")
+                        help="atlas of the *_rois_<atlas>.1D files, e.g. cc200 (default: the "
+                             "only one present)")
     parser.add_argument("--strategy", default=None,
-                        help="nilearn layout: the ABIDE_pcp/<pipeline>/<strategy> folder")
-    parser.add_argument("--sites", nargs="+", default=None,
-                        help="keep only these SITE_IDs of --data")
-    parser.add_argument("--features", nargs="+", choices=KINDS, default=None)
+                        help="nilearn layout: the ABIDE_pcp/<pipeline>/<strategy> folder, "
+                             "e.g. filt_noglobal (when several were downloaded)")
+    parser.add_argument("--sites", nargs="+", default=None, metavar="SITE",
+                        help="keep only these SITE_IDs of --fmri-data (other sites' files are "
+                             "not read)")
+    parser.add_argument("--features", nargs="+", choices=KINDS, default=None, metavar="KIND",
+                        help=f"feature kinds, of {', '.join(KINDS)} (default: synthetic "
+                             f"{' and '.join(FEATURES)}; real data "
+                             f"{' and '.join(REAL_SETTINGS['full']['features'])}; the deep "
+                             "comparators take the connectome kinds among them)")
+    parser.add_argument("--deep", nargs="?", const="also", choices=("also", "only"),
+                        default=deep,
+                        help="also run the connectome CNN (CCNN) and the population GCN, with "
+                             "BLS-CV beside them, on the same subjects and folds into OUT/deep "
+                             "('--deep only': those alone; needs the deep extra, PyTorch)")
     parser.add_argument("--threads", type=int, default=1,
                         help="BLAS/OpenMP/Numba threads per fit (default 1; 0 = library "
                              "defaults)")
-    parser.add_argument("--settings", default=None,
-                        help='JSON overrides of the mode\'s settings, e.g. \'{"n_repeats": 2}\'')
-    parser.add_argument("--no-progress", action="store_true")
-    return run_command("bls_fmri", parser, _main, argv)
+    parser.add_argument("--settings", default=None, metavar="JSON",
+                        help='overrides of the mode\'s settings, e.g. \'{"n_repeats": 2}\'')
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    return parser
 
 
-def _main(args):
+def main(argv=None):
+    """``python -m fastelm.experiments.bls_fmri``: the same options as ``fastelm reproduce
+    bls-fmri`` (:func:`build_parser`)."""
+    return run_command("bls_fmri", build_parser(), run_from_args, argv)
+
+
+def run_deep(quick=False, out_dir=f"results/{PAPER}", seed=0, data_dir=None, progress=True, *,
+             features=None, sites=None, atlas=None, strategy=None):
+    """The deep comparators (:func:`fastelm.experiments.deep.run_abide`: CCNN, GCN and BLS-CV)
+    on the subjects and folds of ``run`` with the same arguments, into ``out_dir/deep``.
+    Without ``data_dir``, on the synthetic ``effect`` subjects (written to
+    ``out_dir/synthetic`` as ``run`` writes them). Returns the records."""
+    from ..deep import CONNECTOME_KINDS, run_abide
+
+    real = data_dir is not None
+    cfg = settings_for(quick, real=real)
+    if not real:
+        data_dir = make_synthetic(os.path.join(out_dir, "synthetic"), cfg, seed)["effect"]
+    default = cfg["features"] if real else FEATURES
+    kinds = tuple(f for f in (features or default) if f in CONNECTOME_KINDS)
+    if not kinds:
+        raise ValueError(f"the deep comparators take connectome features "
+                         f"({', '.join(CONNECTOME_KINDS)}), got {', '.join(features or ())}")
+    return run_abide(data_dir, os.path.join(out_dir, "deep"), kinds, atlas=atlas, seed=seed,
+                     progress=progress, sites=sites, strategy=strategy,
+                     n_splits=cfg["n_splits"], n_repeats=cfg["n_repeats"],
+                     subsample=cfg.get("subsample"), quick=quick)
+
+
+def run_from_args(args):
+    """Run what the parsed command line (:func:`build_parser`) asks: the comparison, the deep
+    comparators (``--deep``) or both; print the table and the files written."""
+    if args.data is not None:
+        raise CommandError("argument --data: the UCI files folder, which bls-fmri does not "
+                           "read; give the fMRI folder as --fmri-data DIR")
+    if args.deep and importlib.util.find_spec("torch") is None:
+        raise CommandError(DEEP_EXTRA)
     overrides = None
     if args.settings is not None:
         try:
@@ -416,11 +490,17 @@ def _main(args):
         except json.JSONDecodeError as error:
             raise ValueError(f"--settings: not JSON ({error})") from None
     out = check_output_dir(args.out)
-    result = run(quick=args.quick, out_dir=out, seed=args.seed, data_dir=args.data,
-                 progress=not args.no_progress, features=args.features, sites=args.sites,
-                 threads=args.threads or None, atlas=args.atlas, strategy=args.strategy,
-                 settings=overrides)
-    print(result["table"])
-    print()
-    print(f"{result['seconds']:.1f} s; wrote " + ", ".join(result["files"]))
+    common = dict(quick=args.quick, out_dir=out, seed=args.seed, data_dir=args.fmri_data,
+                  progress=not args.no_progress, features=args.features, sites=args.sites,
+                  atlas=args.atlas, strategy=args.strategy)
+    if args.deep != "only":
+        result = run(**common, threads=args.threads or None, settings=overrides)
+        print(result["table"])
+        print()
+        print(f"{result['seconds']:.1f} s; wrote " + ", ".join(result["files"]))
+    if args.deep:
+        start = time.perf_counter()
+        records = run_deep(**common)
+        print(f"deep comparators: {len(records)} fits in {time.perf_counter() - start:.1f} s; "
+              f"wrote {os.path.join(out, 'deep')}")
     return 0

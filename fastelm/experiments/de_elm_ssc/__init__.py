@@ -1,6 +1,7 @@
 """Reproduction of DE-ELM-SSC and DE-ELM-SSC+ against Tri-DE-ELM (Pang, Huang, Zhang, Shu &
 Zhao 2020; docs/algorithms.md §6).
 
+    fastelm reproduce de-elm-ssc [...]    (or python -m; the same options)
     python -m fastelm.experiments.de_elm_ssc [--quick] [--out DIR] [--seed S] [--runs R]
                                              [--data DIR] [--datasets NAME ...]
 

@@ -208,12 +208,27 @@ def _settings_option(text):
     return value
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(
-        prog="python -m fastelm.experiments.de_elm_ssc",
-        description="Reproduce DE-ELM-SSC / DE-ELM-SSC+ (Pang et al. 2020).")
-    parser.add_argument("--quick", action="store_true", help="a few minutes: 3 runs, ...")
-    parser.add_argument("--out", default="results/de-elm-ssc", help="output directory")
+#: the name of ``fastelm reproduce de-elm-ssc`` and of its output folder, and its one-line help
+PAPER = "de-elm-ssc"
+HELP = "DE-ELM-SSC / DE-ELM-SSC+ against ELM, Tri-training and DE-ELM (Pang et al. 2020)"
+DESCRIPTION = ("Pang et al. (2020): semi-supervised DE-ELM-SSC and DE-ELM-SSC+ against ELM, "
+               "DE-ELM and Tri-training on Australian, Breast Cancer, Vote, Wdbc and Mushroom "
+               "(Tables 3-6, Figs. 3-4; the UCI files from --data or $FASTELM_DATA, a set "
+               "whose files are missing is skipped, with a note).")
+
+
+def build_parser(parser=None):
+    """The command line of this reproduction: its options added to ``parser`` (the
+    ``fastelm reproduce de-elm-ssc`` subcommand) or to a new parser (``python -m
+    fastelm.experiments.de_elm_ssc``). One builder for both."""
+    if parser is None:
+        parser = argparse.ArgumentParser(prog="python -m fastelm.experiments.de_elm_ssc")
+    parser.description = DESCRIPTION
+    parser.add_argument("--quick", action="store_true",
+                        help="a few minutes: 3 runs, 5 strategy-selection repeats, 1000 Mushroom "
+                             "rows, a smaller F grid and hidden-node sweep")
+    parser.add_argument("--out", default=f"results/{PAPER}",
+                        help=f"output folder (default results/{PAPER})")
     parser.add_argument("--seed", type=SEED_OPTION, default=0,
                         help="seeds every split, subsample, selection and model (default 0)")
     parser.add_argument("--runs", type=positive_int_option, default=None,
@@ -221,8 +236,9 @@ def main(argv=None):
     parser.add_argument("--mushroom-runs", type=positive_int_option, default=None,
                         help="runs of Mushroom in Tables 3-5")
     parser.add_argument("--data", type=directory_option, default=None,
-                        help="data directory ($FASTELM_DATA)")
-    parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=None)
+                        help="directory with the UCI files (default $FASTELM_DATA)")
+    parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=None,
+                        metavar="NAME", help=f"a subset of {', '.join(DATASETS)}")
     parser.add_argument("--threads", type=positive_int_option, default=None,
                         help="BLAS and Numba threads (default: 1 with --quick, else as set)")
     parser.add_argument("--settings", type=_settings_option, default=None, metavar="JSON",
@@ -233,11 +249,19 @@ def main(argv=None):
                         help="instead of running: merge these runs on disjoint data sets "
                              "into --out (notes report the settings of the run that holds "
                              "Table 6's data set)")
-    parser.add_argument("--no-progress", action="store_true")
-    return run_command("de_elm_ssc", parser, _main, argv)
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    return parser
 
 
-def _main(args):
+def main(argv=None):
+    """``python -m fastelm.experiments.de_elm_ssc``: the same options as ``fastelm reproduce
+    de-elm-ssc`` (:func:`build_parser`)."""
+    return run_command("de_elm_ssc", build_parser(), run_from_args, argv)
+
+
+def run_from_args(args):
+    """Run (or ``--merge``) what the parsed command line (:func:`build_parser`) asks; print
+    notes.md."""
     check_output_dir(args.out)
     if args.merge:
         result = merge(args.out, args.merge, settings=_reported_settings(args.merge))

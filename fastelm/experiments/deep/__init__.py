@@ -51,7 +51,8 @@ The package: ``brainnetcnn`` (the connectome CNN), ``gcn`` (the population graph
 polynomials and the GCN) with ``rfe`` (its ridge RFE), ``_training`` (what the two share: the
 lazy PyTorch import, threads, seeding, the validation split, early stopping), ``protocol``
 (:func:`deep_models`, :func:`run_abide`), ``outputs`` (tables and plots) and ``reproduce`` (the
-command line, ``python -m fastelm.experiments.deep --data DIR [--out DIR] [--features KIND ...]``).
+command line ``python -m fastelm.experiments.deep``: the options of ``fastelm reproduce bls-fmri``,
+whose ``--deep`` runs these models on that reproduction's folds, with ``--deep only`` as default).
 """
 from .brainnetcnn import CONNECTOME_KINDS, BrainNetCNNClassifier
 from .gcn import PopulationGCNClassifier, chebyshev_polynomials, population_graph

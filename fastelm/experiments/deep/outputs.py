@@ -5,8 +5,9 @@ import numpy as np
 DEEP_MODELS = ("CCNN", "GCN")
 
 
-def write_abide_outputs(out_dir, records, curves):
-    """The tables and plots of :func:`run_abide` from its records and curves."""
+def write_abide_outputs(out_dir, records, curves, title=None, quick=False):
+    """The tables and plots of :func:`run_abide` from its records and curves; ``title``: the
+    accuracy-time plot's (default: 10-fold CV), ``quick``: "quick" in the curves' titles."""
     import os
 
     from ..bls_fmri.outputs import _write_records, plot_accuracy_time
@@ -21,15 +22,15 @@ def write_abide_outputs(out_dir, records, curves):
     _write_records(records, os.path.join(out_dir, "records.csv"))
     models = list(dict.fromkeys(r["model"] for r in records))
     plot_accuracy_time(rows, time_rows, os.path.join(out_dir, "accuracy_vs_time.png"), models,
-                       title="10-fold CV on site × diagnosis, one thread per fit")
+                       title=title or "10-fold CV on site × diagnosis, one thread per fit")
     for kind in dict.fromkeys(c["features"] for c in curves):
         plot_training_curves(
             {m: [c for c in curves if c["model"] == m and c["features"] == kind]
              for m in DEEP_MODELS if any(c["model"] == m and c["features"] == kind
                                          for c in curves)},
             os.path.join(out_dir, f"training_curves_{kind.replace(' ', '_')}.png"),
-            title=f"{kind} features, one line per fold; inner validation = 10% of each "
-                  "training fold")
+            title=f"{'quick: ' if quick else ''}{kind} features, one line per fold; inner "
+                  "validation = 10% of each training fold")
     return rows, time_rows
 
 

@@ -30,20 +30,24 @@ def _history(estimator):
     return estimator.history_, int(estimator.best_epoch_)
 
 
-def run_abide(data_dir, out_dir, kinds=("connectivity",), *, atlas="cc200", seed=0,
-              models=None, reference="BLS-CV", progress=True):
-    """The two models on the real-data reproduction's folds and features, one thread per fit.
+def run_abide(data_dir, out_dir, kinds=("connectivity",), *, atlas=None, seed=0,
+              models=None, reference="BLS-CV", progress=True, sites=None, strategy=None,
+              n_splits=10, n_repeats=1, subsample=None, quick=False):
+    """The two models on the BLS-fMRI reproduction's folds and features, one thread per fit.
 
-    The subjects, site × diagnosis strata, 10 folds and fold seeds are those of
-    ``fastelm.experiments.bls_fmri`` (``load``, ``cv_splits``, ``FoldFeatures``: tangent
-    features fitted on each training fold); ``reference`` (BLS-CV by default) runs in the
+    The subjects (``sites``, ``subsample`` of them drawn by site × diagnosis), strata, folds
+    and fold seeds are those of ``fastelm.experiments.bls_fmri`` on the same ``data_dir``
+    (its ``subjects_and_folds``; ``FoldFeatures``: tangent features fitted on each training
+    fold): the defaults are its full real-data settings, 10 folds of every subject, and
+    ``atlas`` None takes the only one present. ``reference`` (BLS-CV by default) runs in the
     same process on the same folds so that the training-time ratio deep / BLS-CV compares
     fits made under the same machine load. Each fit's time is ``fit`` plus, for the GCN, its
     transductive training in ``predict``; CPU seconds are recorded beside wall seconds (the
     machine is shared). Writes ``records.csv``, ``results.md``/``.csv`` (the paper's five
     metrics, mean ± sd over folds), ``timings.md``/``.csv``, ``accuracy_vs_time.png`` (the
     paper's Fig. 4), ``training_curves_<kind>.png`` and ``curves.json`` to ``out_dir``;
-    returns the records.
+    returns the records. ``quick``: :func:`deep_models` ``(quick=True)`` when ``models`` is
+    None, and "quick" in every title.
     """
     import json
     import os
@@ -52,19 +56,19 @@ def run_abide(data_dir, out_dir, kinds=("connectivity",), *, atlas="cc200", seed
 
     from ...metrics import classification_report_dict
     from ..bls_fmri.models import default_models, reseed
-    from ..bls_fmri.protocol import (CPU, TIME, FoldFeatures, _fold_seed, cv_splits,
-                                     fit_timed)
-    from ..bls_fmri.reproduce import load
+    from ..bls_fmri.protocol import CPU, TIME, FoldFeatures, _fold_seed, fit_timed
+    from ..bls_fmri.reproduce import subjects_and_folds
     from ..common import progress as progress_bar
     from ..._threads import thread_limit
 
-    X, y, strata, bunch = load(data_dir, "connectivity", None, atlas, None)
-    site = np.unique(bunch.sites, return_inverse=True)[1].astype(float)
-    sex = np.asarray(bunch.phenotype["SEX"], dtype=float)
+    bunch, keep, y, splits = subjects_and_folds(data_dir, n_splits, n_repeats, seed, sites=sites,
+                                                atlas=atlas, strategy=strategy,
+                                                subsample=subsample)
+    site = np.unique(bunch.sites[keep], return_inverse=True)[1].astype(float)
+    sex = np.asarray(bunch.phenotype["SEX"][keep], dtype=float)
     phenotypes = np.column_stack([site, sex])
-    features = FoldFeatures(bunch.series, {"connectivity": X})
-    splits = cv_splits(y, strata, 10, 1, seed)
-    models = dict(deep_models() if models is None else models)
+    features = FoldFeatures([bunch.series[i] for i in keep], {"connectivity": bunch.data[keep]})
+    models = dict(deep_models(quick) if models is None else models)
     if reference:
         models[reference] = default_models(extended=True)[reference]
     records, curves = [], []
@@ -94,5 +98,7 @@ def run_abide(data_dir, out_dir, kinds=("connectivity",), *, atlas="cc200", seed
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "curves.json"), "w") as f:
         json.dump({"subjects": int(len(y)), "patients": int(y.sum()), "curves": curves}, f)
-    write_abide_outputs(out_dir, records, curves)
+    title = (f"{'quick: ' if quick else ''}{n_splits}-fold CV on site × diagnosis"
+             + (f" × {n_repeats} repeats" if n_repeats > 1 else "") + ", one thread per fit")
+    write_abide_outputs(out_dir, records, curves, title=title, quick=quick)
     return records

@@ -1,5 +1,6 @@
 """Reproduction of the FOS-ELM paper: FOS-ELM (OS-ELM pruned online by EFAST) against OS-ELM.
 
+    fastelm reproduce fos-elm [...]    (or python -m; the same options)
     python -m fastelm.experiments.fos_elm [--quick] [--out DIR] [--seed S] [--repeats R]
                                           [--data DIR] [--datasets NAME ...]
     python -m fastelm.experiments.fos_elm --tune [--seed S]    # how CONFIG below was chosen

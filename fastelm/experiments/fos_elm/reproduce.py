@@ -95,29 +95,49 @@ def run(quick=False, out_dir="results/fos-elm", seed=0, repeats=None, data_home=
             "skipped": skipped}
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(
-        prog="python -m fastelm.experiments.fos_elm",
-        description="FOS-ELM vs OS-ELM on the FOS-ELM paper's five data sets.")
+#: the name of ``fastelm reproduce fos-elm`` and of its output folder, and its one-line help
+PAPER = "fos-elm"
+HELP = "FOS-ELM (OS-ELM pruned online by EFAST) against OS-ELM on five data sets"
+DESCRIPTION = ("The FOS-ELM paper: FOS-ELM (OS-ELM whose hidden nodes EFAST prunes online) "
+               "against OS-ELM with its initial and with its final node count, on Friedman #2, "
+               "Concrete, Pima, Satimage and Segment (the UCI files from --data or "
+               "$FASTELM_DATA; a set whose files are missing is skipped, with a note).")
+
+
+def build_parser(parser=None):
+    """The command line of this reproduction: its options added to ``parser`` (the
+    ``fastelm reproduce fos-elm`` subcommand) or to a new parser (``python -m
+    fastelm.experiments.fos_elm``). One builder for both."""
+    if parser is None:
+        parser = argparse.ArgumentParser(prog="python -m fastelm.experiments.fos_elm")
+    parser.description = DESCRIPTION
     parser.add_argument("--quick", action="store_true",
                         help=f"L0 halved and {QUICK_REPEATS} repeats (about a minute)")
-    parser.add_argument("--out", default="results/fos-elm", help="output folder")
+    parser.add_argument("--out", default=f"results/{PAPER}",
+                        help=f"output folder (default results/{PAPER})")
     parser.add_argument("--seed", type=SEED_OPTION, default=0,
                         help="seeds every split, stream order and hidden layer (default 0)")
     parser.add_argument("--repeats", type=positive_int_option, default=None,
                         help=f"repeats per data set (default {FULL_REPEATS}, quick "
                              f"{QUICK_REPEATS})")
     parser.add_argument("--data", type=directory_option, default=None,
-                        help="data directory (default $FASTELM_DATA)")
+                        help="directory with the UCI files (default $FASTELM_DATA)")
     parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=None,
-                        help="a subset of the data sets")
+                        metavar="NAME", help=f"a subset of {', '.join(DATASETS)}")
     parser.add_argument("--tune", action="store_true",
                         help="only re-run the validation search behind CONFIG and print it")
-    parser.add_argument("--no-progress", action="store_true")
-    return run_command("fos_elm", parser, _main, argv)
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    return parser
 
 
-def _main(args):
+def main(argv=None):
+    """``python -m fastelm.experiments.fos_elm``: the same options as ``fastelm reproduce
+    fos-elm`` (:func:`build_parser`)."""
+    return run_command("fos_elm", build_parser(), run_from_args, argv)
+
+
+def run_from_args(args):
+    """Run what the parsed command line (:func:`build_parser`) asks; print the table."""
     if args.tune:
         chosen = tune(seed=args.seed, repeats=args.repeats or 5, data_home=args.data,
                       names=args.datasets, progress=not args.no_progress)
