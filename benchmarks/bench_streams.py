@@ -45,6 +45,7 @@ their accuracy after the drift; they are skipped when river is not installed.
 """
 import argparse
 import csv
+import importlib.util
 import itertools
 import sys
 from pathlib import Path
@@ -458,6 +459,9 @@ def main(argv=None):
     if args.report:
         write_outputs(args.out)
         return
+    if importlib.util.find_spec("river") is None:  # the streams are river's: one line, no trace
+        sys.exit("bench_streams.py: river is not installed (the streams and the peer learners "
+                 "are river's): pip install 'fastelm[stream]'")
     if args.kernel:
         with single_threaded():
             warm_up()

@@ -48,7 +48,8 @@ def run(data_home: str | None = None, n_hidden: int = 200, seed: int = 0
     for name in SETS:
         try:
             bunch = datasets.load_dataset(name, data_home=data_home)
-        except OSError:
+        except OSError as error:  # not on this machine: say so, run the others
+            print(f"demo: skipping {name}: {str(error).splitlines()[0]}", file=sys.stderr)
             continue
         X_train, X_test, y_train, y_test = _train_test(bunch, seed)
         scaler = StandardScaler().fit(X_train)

@@ -374,3 +374,34 @@ def test_fastelm_reproduce_bls_fmri_help_in_a_fresh_interpreter():
         pages[args[0]] = done.stdout
     assert {"--sites", "--features", "--deep", "--fmri-data"} <= _options(pages["fastelm"])
     assert _options(pages["fastelm"]) == _options(pages["fastelm.experiments.deep"])
+
+
+def test_demo_names_each_set_it_skips(tmp_path, monkeypatch, capsys):
+    """issue 24: ``fastelm demo`` skipped the sets whose files are missing without a word."""
+    monkeypatch.setattr(demo, "SETS", ("satimage",))  # no package copy: needs sat.trn/sat.tst
+    assert demo.run(str(tmp_path)) == []
+    err = capsys.readouterr().err
+    assert err.startswith("demo: skipping satimage: ") and "sat.trn" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_no_matplotlib_writes_no_png_and_says_so(tmp_path, monkeypatch, capsys):
+    """Without matplotlib (a wheel install without the plot extra) a reproduction writes its
+    tables and one note naming the extra, instead of silently no PNG."""
+    import sys
+
+    import numpy as np
+
+    from fastelm.experiments import common
+    from fastelm.experiments.fos_elm.outputs import plot_nodes
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib: ImportError
+    monkeypatch.setattr(common, "_noted", [])
+    cfg = {"initial": 10, "chunk": 5, "n_train": 30, "n_hidden": 8, "delta_rel": 0.5}
+    for _ in range(2):
+        assert plot_nodes({"pima": np.full((2, 3), 8)}, {"pima": cfg},
+                          str(tmp_path / "nodes.png")) is False
+    err = capsys.readouterr().err
+    assert not (tmp_path / "nodes.png").exists()
+    assert err.count("no PNG figure is written") == 1  # once per process
+    assert "pip install 'fastelm[plot]'" in err

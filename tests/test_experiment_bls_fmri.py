@@ -243,6 +243,7 @@ def test_run_writes_outputs_and_is_deterministic_apart_from_times(tmp_path):
 
     notes = (tmp_path / "a" / "notes.md").read_text()
     assert "Mode: quick; seed 7" in notes and "24 subjects" in notes
+    assert (tmp_path / "a" / "results.md").read_text().startswith("**Quick mode**")
     assert "## Above chance?" in notes and "Which feature carries" in notes
     assert "BLSClassifier(" in notes and " at 0x" not in notes
     assert "DNN/BLS" in (tmp_path / "a" / "timings.md").read_text()

@@ -197,6 +197,7 @@ def test_missing_data_sets_are_skipped(tmp_path, monkeypatch, capsys):
         assert f"DE-ELM-SSC: skipping {name}: {skipped[name]}" in err
     tables = result["rows"]
     assert {r["dataset"] for r in tables["table3_4_accuracy"]} == {"Wdbc"}
+    assert (out / "table3_4_accuracy.md").read_text().startswith("**Quick mode**")
     assert set(result["strategies"]) == {"Wdbc"}
     for key in ("table5_labelled_share", "table6_f_grid", "ablation_raw_inputs"):
         assert key not in tables, key

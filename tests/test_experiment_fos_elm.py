@@ -36,7 +36,9 @@ def test_tiny_run_writes_table_plot_notes_and_is_deterministic(tmp_path):
     assert [(r["data set"], r["model"]) for r in table] == expected
     assert {r["runs"] for r in table} == {"2"}
     assert a["rows"] == b["rows"] and len(a["rows"]) == 3 * len(names)
-    assert (tmp_path / "a" / "results.md").read_text().count("\n") == 2 + 3 * len(names)
+    text = (tmp_path / "a" / "results.md").read_text()
+    assert text.startswith("**Quick mode**")  # a quick table says so in its heading
+    assert text.count("\n") == 2 + 2 + 3 * len(names)
 
     for name in names:
         cfg = a["configs"][name]

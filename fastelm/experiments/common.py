@@ -33,6 +33,27 @@ def progress(iterable, desc, total=None, enabled=True):
     return tqdm(iterable, desc=desc, total=total, leave=False)
 
 
+PLOT_EXTRA = "pip install 'fastelm[plot]'"
+_noted = []
+
+
+def pyplot():
+    """``matplotlib.pyplot`` on the Agg backend, or None when matplotlib is not installed:
+    then a one-line note on stderr (once per process) says that no PNG is written and which
+    extra installs it."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        if not _noted:
+            _noted.append(True)
+            print(f"note: matplotlib is not installed, so no PNG figure is written "
+                  f"({PLOT_EXTRA})", file=sys.stderr)
+        return None
+    return plt
+
+
 def summarize(records, keys, values):
     """One row per distinct ``keys`` tuple: the keys, then mean and std of each value, and n."""
     groups = defaultdict(list)
@@ -63,12 +84,16 @@ def markdown_table(rows, keys, values, digits=4):
     return "\n".join(lines)
 
 
-def write_table(rows, keys, values, path_stem, digits=4):
-    """Write ``path_stem``.md and ``path_stem``.csv; returns the Markdown text."""
+QUICK_HEADING = "**Quick mode**: fewer runs and a smaller setting than the paper's (see notes.md)."
+
+
+def write_table(rows, keys, values, path_stem, digits=4, heading=None):
+    """Write ``path_stem``.md (``heading``, if any, above the table: e.g. QUICK_HEADING) and
+    ``path_stem``.csv; returns the Markdown table."""
     os.makedirs(os.path.dirname(os.path.abspath(path_stem)), exist_ok=True)
     text = markdown_table(rows, keys, values, digits)
     with open(path_stem + ".md", "w") as f:
-        f.write(text + "\n")
+        f.write((f"{heading}\n\n" if heading else "") + text + "\n")
     columns = list(keys) + [f"{v}_{s}" for v in values for s in ("mean", "std")] + ["runs"]
     with open(path_stem + ".csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=columns)

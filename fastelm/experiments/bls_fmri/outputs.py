@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 
-from ..common import fill, read_template, summarize, write_table
+from ..common import QUICK_HEADING, fill, pyplot, read_template, summarize, write_table
 from .models import FASTELM_MODELS, MODELS, WHY
 from .protocol import CPU, METRICS, TIME
 
@@ -51,7 +51,8 @@ def write_outputs(out_dir, records, meta, loso_records=()):
     checks = chance_checks(records, meta["data"])
     os.makedirs(out_dir, exist_ok=True)
     stem = os.path.join(out_dir, "results")
-    table = write_table(rows, KEYS, METRICS, stem)
+    heading = QUICK_HEADING if meta["quick"] else None
+    table = write_table(rows, KEYS, METRICS, stem, heading=heading)
     time_stem = os.path.join(out_dir, "timings")
     time_table = write_table(time_rows, KEYS, times, time_stem)
     with open(time_stem + ".md", "w") as f:
@@ -69,14 +70,15 @@ def write_outputs(out_dir, records, meta, loso_records=()):
     if loso_records:
         loso_rows = summarize(loso_records, LOSO_KEYS, METRICS + tuple(times))
         loso_stem = os.path.join(out_dir, "leave_site_out")
-        loso_table = write_table(loso_rows, LOSO_KEYS, ("accuracy", TIME), loso_stem)
+        loso_table = write_table(loso_rows, LOSO_KEYS, ("accuracy", TIME), loso_stem,
+                                 heading=heading)
         loso_csv = os.path.join(out_dir, "leave_site_out_records.csv")
         _write_records(loso_records, loso_csv, site=True)
         files += [loso_stem + ".md", loso_stem + ".csv", loso_csv]
     site_rows = meta.get("site_accuracy") or []
     if site_rows:
         site_stem = os.path.join(out_dir, "per_site")
-        _write_site_table(site_rows, site_stem)
+        _write_site_table(site_rows, site_stem, heading)
         files += [site_stem + ".md", site_stem + ".csv"]
     result.update(loso_rows=loso_rows, site_rows=site_rows,
                   permutation=meta.get("permutation"))
@@ -85,7 +87,9 @@ def write_outputs(out_dir, records, meta, loso_records=()):
     plots = [("accuracy_vs_time.png", lambda p: plot_accuracy_time(
         rows, time_rows, p, models, title=_plot_title(meta), chance=chance))]
     if site_rows:
-        plots.append(("per_site.png", lambda p: plot_per_site(site_rows, p, models)))
+        plots.append(("per_site.png", lambda p: plot_per_site(
+            site_rows, p, models, title=f"{_plot_title(meta)}: out-of-fold CV accuracy per "
+            "site (subjects)")))
     if loso_records:
         plots.append(("leave_site_out.png", lambda p: plot_leave_site_out(loso_records, p)))
     for name, draw in plots:
@@ -125,7 +129,7 @@ def _read_records(path):
     return records
 
 
-def _write_site_table(site_rows, stem):
+def _write_site_table(site_rows, stem, heading=None):
     models = list(dict.fromkeys(r["model"] for r in site_rows))
     kinds = list(dict.fromkeys(r["features"] for r in site_rows))
     sites = list(dict.fromkeys(r["site"] for r in site_rows))
@@ -139,7 +143,7 @@ def _write_site_table(site_rows, stem):
                 f"{acc[(kind, m, site)]:.3f}" if (kind, m, site) in acc else "—"
                 for m in models) + " |")
     with open(stem + ".md", "w") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write((f"{heading}\n\n" if heading else "") + "\n".join(lines) + "\n")
     with open(stem + ".csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=["features", "model", "site", "subjects",
                                                "accuracy"])
@@ -164,16 +168,6 @@ def _row(rows, key):
     raise KeyError(key)
 
 
-def _pyplot():
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:  # pragma: no cover - matplotlib is a test dependency
-        return None
-    return plt
-
-
 def _plot_title(meta):
     mode = "quick" if meta["quick"] else "full"
     if meta["data_dir"] is None:
@@ -194,19 +188,23 @@ def _log_ticks(ax):
 
 def plot_accuracy_time(rows, time_rows, path, models=MODELS, title=None, chance=None):
     """The paper's Fig. 4: mean accuracy against mean training time (log x), one point per
-    model with ± 1 sd bars, one panel per (data set, features); ``chance``: {data set:
-    majority share} (default 0.5). False without matplotlib."""
-    plt = _pyplot()
+    model with ± 1 sd bars (the footer says so), one panel per (data set, features), the chance
+    level dotted and named in the panel's title; ``chance``: {data set: majority share}
+    (default 0.5). False without matplotlib."""
+    plt = pyplot()
     if plt is None:  # pragma: no cover
         return False
     chance = chance or {}
     sets = list(dict.fromkeys(r["data set"] for r in rows))
     feats = list(dict.fromkeys(r["features"] for r in rows))
-    height = 3.6 * len(sets) + 1.1
+    height = 3.6 * len(sets) + 1.4
     fig, axes = plt.subplots(len(sets), len(feats), figsize=(4.8 * len(feats) + 0.4, height),
                              squeeze=False)
-    fig.subplots_adjust(left=0.1, right=0.97, bottom=0.6 / height, top=1 - 1.05 / height,
+    fig.subplots_adjust(left=0.1, right=0.97, bottom=0.9 / height, top=1 - 1.05 / height,
                         wspace=0.28, hspace=0.42)
+    fig.text(0.5, 0.08 / height, "points: means over the folds; bars: ± 1 sd over the folds "
+             "(vertical: accuracy, horizontal: training time)", ha="center", va="bottom",
+             fontsize=8, color="dimgrey")
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, s in enumerate(sets):
         for j, feat in enumerate(feats):
@@ -222,15 +220,12 @@ def plot_accuracy_time(rows, time_rows, path, models=MODELS, title=None, chance=
                 ax.errorbar([x], [acc["accuracy_mean"]], yerr=[[acc["accuracy_std"]]] * 2,
                             xerr=[[low], [xs]], fmt="o", capsize=3, label=m,
                             color=colors[c % len(colors)])
-            level = chance.get(s, 0.5)
-            ax.axhline(level, color="grey", lw=0.8, ls=":", label="chance")
-            ax.annotate(f"chance ({level:.3f})", (0.01, level), xycoords=("axes fraction",
-                        "data"), xytext=(2, 2), textcoords="offset points", fontsize=7,
-                        color="grey")
+            level = chance.get(s, 0.5)  # named in the title, not beside the points
+            ax.axhline(level, color="grey", lw=0.8, ls=":", label="chance (dotted)")
             ax.set_xscale("log")
             _log_ticks(ax)
             ax.set_ylim(0.0, 1.05)
-            ax.set_title(f"{s}, {feat}", fontsize=10)
+            ax.set_title(f"{s}, {feat} (chance {level:.3f})", fontsize=10)
             ax.set_xlabel("training time per fit (s, one thread"
                           + (", CPU)" if CPU + "_mean" in time_rows[0] else ")"))
             ax.set_ylabel("accuracy")
@@ -245,41 +240,57 @@ def plot_accuracy_time(rows, time_rows, path, models=MODELS, title=None, chance=
     return True
 
 
-def plot_per_site(site_rows, path, models):
-    """Out-of-fold CV accuracy per site (one panel per feature kind), sites ordered by size."""
-    plt = _pyplot()
+def plot_per_site(site_rows, path, models, title=None):
+    """Out-of-fold CV accuracy per site as a heat map, sites (rows, by size) × models
+    (columns), the accuracy printed in each cell; one panel per feature kind. ``site_rows``:
+    the rows of ``per_site.csv`` (features, model, site, subjects, accuracy). False without
+    matplotlib."""
+    plt = pyplot()
     if plt is None:  # pragma: no cover
         return False
     kinds = list(dict.fromkeys(r["features"] for r in site_rows))
     models = [m for m in models if any(r["model"] == m for r in site_rows)]
-    n = {r["site"]: r["subjects"] for r in site_rows}
+    n = {r["site"]: int(r["subjects"]) for r in site_rows}
     sites = sorted(n, key=lambda s: (-n[s], s))
-    acc = {(r["features"], r["model"], r["site"]): r["accuracy"] for r in site_rows}
-    fig, axes = plt.subplots(len(kinds), 1, figsize=(max(8, 0.55 * len(sites) + 2),
-                                                     3.4 * len(kinds) + 0.6), squeeze=False)
-    width = 0.8 / max(len(models), 1)
-    for ax, kind in zip(axes[:, 0], kinds):
-        for k, m in enumerate(models):
-            ax.bar(np.arange(len(sites)) + (k - (len(models) - 1) / 2) * width,
-                   [acc.get((kind, m, s), np.nan) for s in sites], width,
-                   label=m if kind == kinds[0] or (kind, m, sites[0]) in acc else None)
-        ax.axhline(0.5, color="grey", lw=0.8, ls=":")
-        ax.set_xticks(np.arange(len(sites)))
-        ax.set_xticklabels([f"{s}\n({n[s]})" for s in sites], fontsize=7)
-        ax.set_ylim(0, 1)
-        ax.set_ylabel("accuracy")
-        ax.set_title(f"CV accuracy per site (out-of-fold), {kind}", fontsize=10, pad=22)
-    axes[0, 0].legend(fontsize=7, ncol=len(models), loc="lower center",
-                      bbox_to_anchor=(0.5, 1.08), frameon=False)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110, metadata={"Software": None})
+    acc = {(r["features"], r["model"], r["site"]): float(r["accuracy"]) for r in site_rows}
+    height = 0.3 * len(sites) + 1.9
+    fig, axes = plt.subplots(1, len(kinds), figsize=(0.75 * len(models) * len(kinds) + 2.6,
+                                                     height), squeeze=False)
+    for ax, kind in zip(axes[0], kinds):
+        grid = np.array([[acc.get((kind, m, s), np.nan) for m in models] for s in sites])
+        image = ax.imshow(grid, cmap="RdYlGn", vmin=0.3, vmax=0.9, aspect="auto")
+        for (row, col), value in np.ndenumerate(grid):
+            if np.isfinite(value):
+                ax.text(col, row, f"{value:.2f}", ha="center", va="center", fontsize=7,
+                        color="white" if value < 0.38 or value > 0.82 else "black")
+            else:
+                ax.text(col, row, "not run", ha="center", va="center", fontsize=6,
+                        color="grey")
+        ax.set_xticks(np.arange(len(models)))
+        ax.set_xticklabels(models, fontsize=8, rotation=30, ha="right")
+        ax.set_yticks(np.arange(len(sites)))
+        ax.set_yticklabels([f"{s} ({n[s]})" for s in sites], fontsize=7)
+        ax.set_title(f"{kind} features", fontsize=9)
+        ax.tick_params(length=0)
+    bar = fig.colorbar(image, ax=list(axes[0]), fraction=0.04, pad=0.02)
+    bar.set_label("out-of-fold accuracy (0.5: chance)", fontsize=8)
+    bar.ax.tick_params(labelsize=7)
+    fig.suptitle(title or "CV accuracy per site (out-of-fold), sites by size (subjects)",
+                 fontsize=10)
+    fig.savefig(path, dpi=110, bbox_inches="tight", metadata={"Software": None})
     plt.close(fig)
     return True
 
 
+def read_per_site(path):
+    """The rows of a ``per_site.csv`` (what :func:`plot_per_site` draws)."""
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
 def plot_leave_site_out(loso_records, path):
     """Accuracy on each held-out site (leave-one-site-out), one marker per model."""
-    plt = _pyplot()
+    plt = pyplot()
     if plt is None:  # pragma: no cover
         return False
     kinds = list(dict.fromkeys(r["features"] for r in loso_records))

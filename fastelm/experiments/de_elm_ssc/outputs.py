@@ -6,7 +6,8 @@ import os
 
 import numpy as np
 
-from ..common import fill, read_template, skipped_notes, summarize, write_table
+from ..common import (QUICK_HEADING, fill, pyplot, read_template, skipped_notes, summarize,
+                      write_table)
 from .protocol import DE_METHODS, LABELS, PAPER
 
 def write_outputs(out_dir, rec, selections, s, seed, quick, timings, skipped=None):
@@ -20,7 +21,8 @@ def write_outputs(out_dir, rec, selections, s, seed, quick, timings, skipped=Non
         if not records:
             return
         rows = summarize(records, keys, values)
-        markdown[key] = write_table(rows, keys, values, stem(key), digits=digits)
+        markdown[key] = write_table(rows, keys, values, stem(key), digits=digits,
+                                    heading=QUICK_HEADING if quick else None)
         tables[key], paths[key] = rows, stem(key) + ".md"
 
     acc = ("test_accuracy", "validation_accuracy")
@@ -49,7 +51,8 @@ def write_outputs(out_dir, rec, selections, s, seed, quick, timings, skipped=Non
                                                     stem("table6_f_grid_matrix.md"))
         with open(paths["table6_matrix"]) as f:
             markdown["table6_f_grid"] = f.read().strip()
-    if "hidden_nodes" in tables and plot_hidden(tables["hidden_nodes"], stem("hidden_nodes.png")):
+    if "hidden_nodes" in tables and plot_hidden(tables["hidden_nodes"], stem("hidden_nodes.png"),
+                                                quick=quick):
         paths["hidden_nodes_png"] = stem("hidden_nodes.png")
 
     checks = check_paper(tables)
@@ -147,15 +150,12 @@ def hidden_axis(rows, value):
     return (lo, hi), bars
 
 
-def plot_hidden(rows, path):
+def plot_hidden(rows, path, quick=False):
     """Figs. 3-4 in one PNG: test (left) and validation (right) accuracy against nh, mean and
-    ± 1 sd bars over the runs (``hidden_axis``). Returns False (and writes nothing) when
-    matplotlib is not installed."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    ± 1 sd bars over the runs (``hidden_axis``; ``quick``: the title says so). Returns False
+    (and writes nothing) when matplotlib is not installed."""
+    plt = pyplot()
+    if plt is None:
         return False
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     for ax, value, title in zip(axes, ("test_accuracy", "validation_accuracy"),
@@ -177,6 +177,8 @@ def plot_hidden(rows, path):
         ax.set_title(f"{rows[0]['dataset']} — {title}\n({bars})", fontsize=10)
         ax.grid(alpha=0.3)
     axes[0].legend()
+    if quick:
+        fig.suptitle("Quick mode: fewer runs and hidden-node values than the paper's", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

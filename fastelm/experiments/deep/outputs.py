@@ -1,6 +1,8 @@
 """What a person reads of a run: the tables, the accuracy-time plot and the training curves."""
 import numpy as np
 
+from ..common import pyplot
+
 #: the reproduction's names of the two models
 DEEP_MODELS = ("CCNN", "GCN")
 
@@ -41,11 +43,8 @@ def plot_training_curves(histories, path, title=None):
     'val_loss': [...], 'best_epoch': int}``; one panel per name. Returns False without
     matplotlib.
     """
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:  # pragma: no cover - matplotlib is a test dependency
+    plt = pyplot()
+    if plt is None:
         return False
     names = list(histories)
     fig, axes = plt.subplots(1, len(names), figsize=(5.2 * len(names), 3.8), squeeze=False)

@@ -4,7 +4,7 @@ import os
 
 import numpy as np
 
-from ..common import fill, read_template
+from ..common import fill, pyplot, read_template
 from .protocol import FRIEDMAN_NOISE, LABELS, MODELS
 
 #: the notes template: prose with {placeholders}, one block per paragraph (common.read_template)
@@ -36,14 +36,12 @@ def check_claim(rows, label, n_hidden):
             "holds": bool(fewer and within), "metric": fos["metric"]}
 
 
-def plot_nodes(histories, cfgs, path):
-    """Alive FOS-ELM nodes after each chunk, mean ± sd over repeats, one subplot per data set.
-    Returns False (and writes nothing) when matplotlib is not installed."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+def plot_nodes(histories, cfgs, path, quick=False):
+    """Alive FOS-ELM nodes after each chunk, mean ± sd over repeats, one subplot per data set
+    (``quick``: the title says so). Returns False (and writes nothing) when matplotlib is not
+    installed."""
+    plt = pyplot()
+    if plt is None:
         return False
     names = list(histories)
     ncols = min(3, len(names))
@@ -67,8 +65,9 @@ def plot_nodes(histories, cfgs, path):
     for ax in list(axes.flat)[len(names):]:
         ax.axis("off")
     axes.flat[0].legend(fontsize=7, loc="lower left")
-    fig.suptitle(f"FOS-ELM: alive hidden nodes per chunk ({histories[names[0]].shape[0]} "
-                 "repeats)", fontsize=10)
+    fig.suptitle(f"{'Quick mode: ' if quick else ''}FOS-ELM: alive hidden nodes per chunk "
+                 f"({histories[names[0]].shape[0]} repeats; band: ± 1 sd over the repeats)",
+                 fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110, metadata={"Software": None})
     plt.close(fig)

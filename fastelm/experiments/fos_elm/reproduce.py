@@ -7,7 +7,7 @@ import numpy as np
 
 from ..._cli import (check_output_dir, directory_option, positive_int_option, run_command,
                      seed_option)
-from ..common import load_available, skipped_notes, summarize, write_table
+from ..common import QUICK_HEADING, load_available, skipped_notes, summarize, write_table
 from ..common import progress as progress_bar
 from .outputs import check_claim, notes_text, plot_nodes, timings_text
 from .protocol import (DATASETS, FULL_REPEATS, KEYS, LABELS, MODELS, QUICK_REPEATS, VALUES,
@@ -74,10 +74,10 @@ def run(quick=False, out_dir="results/fos-elm", seed=0, repeats=None, data_home=
 
     os.makedirs(out_dir, exist_ok=True)
     stem = os.path.join(out_dir, "results")
-    table = write_table(rows, KEYS, VALUES, stem)
+    table = write_table(rows, KEYS, VALUES, stem, heading=QUICK_HEADING if quick else None)
     files = [stem + ".md", stem + ".csv"]
     plot = os.path.join(out_dir, "nodes.png")
-    if plot_nodes(histories, cfgs, plot):
+    if plot_nodes(histories, cfgs, plot, quick=quick):
         files.append(plot)
     notes = os.path.join(out_dir, "notes.md")
     with open(notes, "w") as f:
