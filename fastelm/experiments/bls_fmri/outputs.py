@@ -197,14 +197,14 @@ def plot_accuracy_time(rows, time_rows, path, models=MODELS, title=None, chance=
     chance = chance or {}
     sets = list(dict.fromkeys(r["data set"] for r in rows))
     feats = list(dict.fromkeys(r["features"] for r in rows))
-    height = 3.6 * len(sets) + 1.4
+    height = 3.6 * len(sets) + 1.6
     fig, axes = plt.subplots(len(sets), len(feats), figsize=(4.8 * len(feats) + 0.4, height),
                              squeeze=False)
-    fig.subplots_adjust(left=0.1, right=0.97, bottom=0.9 / height, top=1 - 1.05 / height,
+    fig.subplots_adjust(left=0.1, right=0.97, bottom=1.05 / height, top=1 - 1.05 / height,
                         wspace=0.28, hspace=0.42)
-    fig.text(0.5, 0.08 / height, "points: means over the folds; bars: ± 1 sd over the folds "
+    fig.text(0.5, 0.06 / height, "points: means over the folds;\nbars: ± 1 sd over the folds "
              "(vertical: accuracy, horizontal: training time)", ha="center", va="bottom",
-             fontsize=8, color="dimgrey")
+             fontsize=8, color="dimgrey", linespacing=1.3)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, s in enumerate(sets):
         for j, feat in enumerate(feats):
