@@ -298,10 +298,11 @@ def test_reproduce_bls_fmri_takes_every_option_of_the_experiment(tmp_path, monke
     fmri.mkdir()
     argv = ["--out", str(tmp_path / "out"), "--fmri-data", str(fmri), "--atlas", "cc200",
             "--strategy", "filt_noglobal", "--sites", "NYU", "USM", "--features",
-            "connectivity", "partial correlation", "--quick", "--seed", "3"]
+            "connectivity", "partial correlation", "--quick", "--seed", "3",
+            "--settings", '{"n_splits": 3}']
     expected = dict(quick=True, out_dir=str(tmp_path / "out"), seed=3, data_dir=str(fmri),
                     features=["connectivity", "partial correlation"], sites=["NYU", "USM"],
-                    atlas="cc200", strategy="filt_noglobal")
+                    atlas="cc200", strategy="filt_noglobal", settings={"n_splits": 3})
     for main, args, kinds in ((cli.main, ["reproduce", "bls-fmri"] + argv, ["run"]),
                               (bls_fmri.main, argv, ["run"]),
                               (cli.main, ["reproduce", "bls-fmri", "--deep"] + argv,

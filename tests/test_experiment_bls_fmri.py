@@ -431,7 +431,7 @@ def test_main_reports_user_errors_in_one_line(tmp_path, capsys):
 def test_deep_comparators_get_the_runs_subjects_and_folds(tmp_path, monkeypatch, quick):
     """``--deep``: run_abide is given the run's data, sites, atlas, strategy, folds, repeats and
     subsample, and both draw their folds from ``subjects_and_folds``."""
-    deep = pytest.importorskip("fastelm.experiments.deep")
+    deep = pytest.importorskip("fastelm.experiments.deep.protocol")
     data = tmp_path / "abide"
     make_synthetic_abide(data, n_subjects=40, n_rois=5, lengths=(30, 40), n_sites=2,
                          atlas="cc200", random_state=0)
@@ -448,6 +448,9 @@ def test_deep_comparators_get_the_runs_subjects_and_folds(tmp_path, monkeypatch,
     bunch, keep, y, splits = exp.subjects_and_folds(str(data), 5, 1, 4, subsample=20)
     assert len(keep) == 20 and len(splits) == 5
     np.testing.assert_array_equal(y, bunch.target[keep])
+    exp.run_deep(quick=quick, out_dir=str(tmp_path / "o"), data_dir=str(data),
+                 settings={"n_splits": 3})  # run's overrides: the same folds
+    assert seen["kw"]["n_splits"] == 3
     with pytest.raises(ValueError, match="connectome features"):
         exp.run_deep(out_dir=str(tmp_path / "o"), data_dir=str(data), features=["timeseries"])
 

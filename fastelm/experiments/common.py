@@ -34,7 +34,7 @@ def progress(iterable, desc, total=None, enabled=True):
 
 
 PLOT_EXTRA = "pip install 'fastelm[plot]'"
-_noted = []
+_noted: list[bool] = []
 
 
 def pyplot():

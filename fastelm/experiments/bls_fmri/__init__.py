@@ -32,7 +32,8 @@ Outputs in ``out_dir``: ``results.md``/``.csv`` (mean ± std of the five metrics
 ``run.json``; on real data also ``leave_site_out.md``/``.csv``/``.png``,
 ``leave_site_out_records.csv``, ``per_site.md``/``.csv``/``.png`` (a sites × models heat map).
 ``--deep`` adds the connectome CNN and the population GCN (:mod:`fastelm.experiments.deep`) on
-the same subjects and folds (``subjects_and_folds``), into ``out_dir/deep``.
+the same subjects and folds (``subjects.subjects_and_folds``, which ``run`` uses too), into
+``out_dir/deep``.
 """
 from .models import (BLS_PARAMS, DNN_LAYERS, EXTRA_MODELS, FASTELM_MODELS, MODELS,
                      default_models, describe, reseed)

@@ -5,17 +5,15 @@ import json
 import os
 import shutil
 import time
-import warnings
 
 import numpy as np
 
 from ..._cli import (CommandError, check_output_dir, directory_option, run_command,
                      sklearn_seed_option)
-from ...datasets import (CroppedSeriesWarning, ExcludedSubjectsWarning, load_roi_dataset,
-                         make_synthetic_abide)
-from ...datasets._abide import _find_atlas
+from ...datasets import make_synthetic_abide
 from .models import FASTELM_MODELS, default_models, describe
 from .outputs import write_outputs
+from .subjects import detect_atlas, load, subjects_and_folds
 from .protocol import (KINDS, FoldFeatures, bls_permutation_test, cv_splits, run_splits,
                        site_splits)
 
@@ -83,54 +81,6 @@ def make_synthetic(directory, settings, seed):
                              n_sites=settings["n_sites"], random_state=seed)
         out[name] = path
     return out
-
-
-def detect_atlas(directory, strategy=None):
-    """The atlas of the ``*_rois_<atlas>.1D`` files under ``directory`` when there is one (what
-    ``load_roi_dataset`` takes when given no atlas); an error listing them otherwise."""
-    return _find_atlas(directory, strategy)
-
-
-def load(directory, features, sites=None, atlas=None, strategy=None):
-    """(X, y, strata, bunch) of an ABIDE-layout directory; strata = site × diagnosis.
-
-    Subjects left out (unusable files) are in ``bunch.excluded``, phenotype rows without a
-    file in ``bunch.missing``; ``bunch.series`` holds the whole series.
-    """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", category=ExcludedSubjectsWarning)
-        warnings.simplefilter("ignore", category=CroppedSeriesWarning)
-        bunch = load_roi_dataset(directory, features=features, sites=sites, atlas=atlas,
-                                 strategy=strategy)
-    strata = np.char.add(np.char.add(bunch.sites.astype(str), "|"), bunch.target.astype(str))
-    return bunch.data, bunch.target, strata, bunch
-
-
-def _subsample(strata, n, seed):
-    """n indices drawn stratified on ``strata`` (sorted), for --quick on real data."""
-    if n is None or n >= len(strata):
-        return np.arange(len(strata))
-    from sklearn.model_selection import train_test_split
-    idx, _ = train_test_split(np.arange(len(strata)), train_size=n, stratify=strata,
-                              random_state=seed)
-    return np.sort(idx)
-
-
-def subjects_and_folds(directory, n_splits, n_repeats, seed, *, sites=None, atlas=None,
-                       strategy=None, subsample=None):
-    """The subjects and cross-validation folds of a run on ``directory``, one definition for
-    every model of the reproduction (the deep comparators' ``run_abide`` too).
-
-    ``(bunch, keep, y, splits)``: the connectivity Bunch of ``load``, the indices of the
-    subjects kept (``subsample`` of them drawn by site × diagnosis, else all), their labels,
-    and ``cv_splits`` stratified on site × diagnosis (on diagnosis for one site).
-    """
-    _, y, strata, bunch = load(directory, "connectivity", sites, atlas, strategy)
-    keep = _subsample(strata, subsample, seed)
-    n_sites = len(set(bunch.sites[keep]))
-    splits = cv_splits(y[keep], strata[keep] if n_sites > 1 else None, n_splits, n_repeats,
-                       seed)
-    return bunch, keep, y[keep], splits
 
 
 def _data_entry(bunch, y, features, keep=None):
@@ -453,15 +403,17 @@ def main(argv=None):
 
 
 def run_deep(quick=False, out_dir=f"results/{PAPER}", seed=0, data_dir=None, progress=True, *,
-             features=None, sites=None, atlas=None, strategy=None):
+             features=None, sites=None, atlas=None, strategy=None, settings=None):
     """The deep comparators (:func:`fastelm.experiments.deep.run_abide`: CCNN, GCN and BLS-CV)
     on the subjects and folds of ``run`` with the same arguments, into ``out_dir/deep``.
     Without ``data_dir``, on the synthetic ``effect`` subjects (written to
-    ``out_dir/synthetic`` as ``run`` writes them). Returns the records."""
-    from ..deep import CONNECTOME_KINDS, run_abide
+    ``out_dir/synthetic`` as ``run`` writes them); ``settings``: ``run``'s overrides, so that
+    the folds stay the same. Returns the records."""
+    from ..deep.brainnetcnn import CONNECTOME_KINDS
+    from ..deep.protocol import run_abide
 
     real = data_dir is not None
-    cfg = settings_for(quick, real=real)
+    cfg = settings_for(quick, settings, real=real)
     if not real:
         data_dir = make_synthetic(os.path.join(out_dir, "synthetic"), cfg, seed)["effect"]
     default = cfg["features"] if real else FEATURES
@@ -492,9 +444,9 @@ def run_from_args(args):
     out = check_output_dir(args.out)
     common = dict(quick=args.quick, out_dir=out, seed=args.seed, data_dir=args.fmri_data,
                   progress=not args.no_progress, features=args.features, sites=args.sites,
-                  atlas=args.atlas, strategy=args.strategy)
+                  atlas=args.atlas, strategy=args.strategy, settings=overrides)
     if args.deep != "only":
-        result = run(**common, threads=args.threads or None, settings=overrides)
+        result = run(**common, threads=args.threads or None)
         print(result["table"])
         print()
         print(f"{result['seconds']:.1f} s; wrote " + ", ".join(result["files"]))

@@ -57,7 +57,7 @@ def run_abide(data_dir, out_dir, kinds=("connectivity",), *, atlas=None, seed=0,
     from ...metrics import classification_report_dict
     from ..bls_fmri.models import default_models, reseed
     from ..bls_fmri.protocol import CPU, TIME, FoldFeatures, _fold_seed, fit_timed
-    from ..bls_fmri.reproduce import subjects_and_folds
+    from ..bls_fmri.subjects import subjects_and_folds
     from ..common import progress as progress_bar
     from ..._threads import thread_limit
 
