@@ -70,16 +70,18 @@ def make_synthetic_abide(
     Each subject's series is x_t = offset + scale · B s_t, t = 0..T-1, where the latent sources
     s follow independent stationary Gaussian AR(1) processes
     (s_0 ~ N(0, I), s_t = ar·s_{t-1} + sqrt(1 - ar²)·w_t), so Cov(x_t) = scale² B Bᵀ and
-    Cov(x_t, x_{t+k}) = ar^k Cov(x_t). The mixing matrix B = [D | L | S | G] has
-      D  diagonal unique noise, sd U(0.7, 1.3) per ROI and subject;
-      L  ``n_networks`` network sources, ROI i loading 0.6·(1 + 0.2·N(0,1)) on its network
-         (the network of each ROI is drawn once and shared by everybody);
-      S  the site's connectivity perturbation, shared by both groups: one source per random ROI
-         pair of the site (``max(1, n_rois // 10)`` pairs) with loading ``site_effect``;
-      G  patients only: one source per "effect pair" (``n_effect_pairs`` disjoint ROI pairs,
-         the same for every patient) with loading ``effect_size`` on both ROIs. For two ROIs
-         of unit variance otherwise uncorrelated, this raises their correlation from 0 to
-         effect_size² / (1 + effect_size²); ``effect_size=0`` gives no group difference.
+    Cov(x_t, x_{t+k}) = ar^k Cov(x_t). The mixing matrix B = [D | L | S | G] has:
+
+    - D  diagonal unique noise, sd U(0.7, 1.3) per ROI and subject;
+    - L  ``n_networks`` network sources, ROI i loading 0.6·(1 + 0.2·N(0,1)) on its network
+      (the network of each ROI is drawn once and shared by everybody);
+    - S  the site's connectivity perturbation, shared by both groups: one source per random ROI
+      pair of the site (``max(1, n_rois // 10)`` pairs) with loading ``site_effect``;
+    - G  patients only: one source per "effect pair" (``n_effect_pairs`` disjoint ROI pairs,
+      the same for every patient) with loading ``effect_size`` on both ROIs. For two ROIs
+      of unit variance otherwise uncorrelated, this raises their correlation from 0 to
+      effect_size² / (1 + effect_size²); ``effect_size=0`` gives no group difference.
+
     Site effects on amplitude: scale = site scale exp(site_effect·N(0,1)) times a subject
     factor exp(0.1·N(0,1)); offset = site offset ``2·site_effect·N(0,1)`` plus a per-ROI
     baseline N(0, 1) shared by all subjects.

@@ -1,0 +1,93 @@
+"""Sphinx configuration of fastelm's documentation site.
+
+Build: ``make -C docs html`` (or ``python -m sphinx -W --keep-going -b html docs docs/_build/html``),
+offline: no intersphinx, no remote images; the gallery (``examples/``) runs at build time.
+"""
+import os
+import sys
+from pathlib import Path
+
+import fastelm
+
+DOCS = Path(__file__).resolve().parent
+sys.path.insert(0, str(DOCS / "_ext"))
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+project = "fastelm"
+author = "fastelm developers"
+copyright = "fastelm developers, BSD-3-Clause"
+release = version = fastelm.__version__
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "numpydoc",
+    "myst_parser",
+    "sphinx_gallery.gen_gallery",
+    "fastelm_docstrings",
+]
+
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+root_doc = "index"
+templates_path = ["_templates"]
+# docs/results/ holds the reproductions' outputs; the pages under reproductions/ include them
+exclude_patterns = ["_build", "results", "auto_examples/*.ipynb", "auto_examples/*.py",
+                    "auto_examples/*.zip", "auto_examples/*.json", "auto_examples/*.md5",
+                    "auto_examples/*.pickle", "auto_examples/*.codeobj.json"]
+
+# every reference must resolve: a broken :func:/:class:/:doc: or Markdown link is a warning,
+# and the build runs with -W
+nitpicky = True
+nitpick_ignore_regex = [
+    # types named in numpydoc "Parameters" sections and signatures that are not fastelm's
+    ("py:.*", r"(numpy|np|scipy|sklearn|dask|da|pandas|onnx|onnxruntime|skl2onnx|matplotlib|numba|torch|nilearn|SALib|river|joblib)\..*"),
+    ("py:class", r"(array-like|array_like|ndarray|optional|default.*|callable|Generator|dict|list|tuple|str|int|float|bool|object|None)"),
+]
+
+autosummary_generate = True
+autosummary_imported_members = True
+autodoc_typehints = "none"
+autodoc_default_options = {"members": False}
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+numpydoc_validation_checks = set()
+
+myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
+myst_heading_anchors = 3
+# the reproductions' notes are generated Markdown whose headings may skip a level
+suppress_warnings = ["myst.header"]
+
+sphinx_gallery_conf = {
+    "examples_dirs": str(DOCS.parent / "examples"),
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",
+    "abort_on_example_error": False,   # every failing example is listed, then the build fails
+    "only_warn_on_example_error": False,
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "within_subsection_order": "FileNameSortKey",
+    "show_memory": False,
+    "plot_gallery": "True",
+    "image_scrapers": ("matplotlib",),
+    "min_reported_time": 0,
+}
+
+html_theme = "pydata_sphinx_theme"
+html_title = "fastelm"
+html_static_path = ["_static"]
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_prev_next": False,
+    "header_links_before_dropdown": 7,
+    "secondary_sidebar_items": ["page-toc"],
+}
+html_sidebars = {"index": [], "changelog": []}
+html_show_sourcelink = False
+html_last_updated_fmt = None
+
+# the API reference's pages, from the public names (docs/_ext/apigen.py)
+import apigen  # noqa: E402
+
+apigen.generate(DOCS)
