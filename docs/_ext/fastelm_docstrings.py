@@ -22,7 +22,7 @@ _BAR = re.compile(r"(?<!\\)\|")
 
 def _escape(line):
     stripped = line.lstrip()
-    if stripped.startswith((">>>", "...", "..", ":", "|", "+")):
+    if stripped.startswith((">>>", "...", "..", ":")):
         return line
     parts = _CODE.split(line)
     for i in range(0, len(parts), 2):
