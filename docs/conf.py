@@ -82,6 +82,8 @@ sphinx_gallery_conf = {
     "min_reported_time": 0,
     # the computation-times page loads scripts from CDNs: the site stays offline without it
     "write_computation_times": False,
+    # FASTELM_DOCS_RERUN=1 (tests/test_docs.py) runs every example, not only the changed ones
+    "run_stale_examples": os.environ.get("FASTELM_DOCS_RERUN") == "1",
 }
 
 html_theme = "pydata_sphinx_theme"
@@ -90,7 +92,7 @@ html_static_path = ["_static"]
 html_theme_options = {
     "navigation_with_keys": False,
     "show_prev_next": False,
-    "header_links_before_dropdown": 7,
+    "header_links_before_dropdown": 6,
     "secondary_sidebar_items": ["page-toc"],
 }
 html_sidebars = {"index": [], "changelog": []}
