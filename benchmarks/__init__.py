@@ -2,7 +2,7 @@
 
 * airspeed velocity (asv) suite, run from the repository root: ``asv run HEAD~5..HEAD``
   builds and times each commit, ``asv run --python=same --quick`` times the installed tree
-  (see ``asv.conf.json`` and README.md, "Benchmark suites"):
+  (see ``asv.conf.json`` and docs/performance.md, "Benchmark suites"):
   ``bench_core.py`` the estimators, the hidden layer, ridge readout and recursive ridge update;
   ``bench_kernels.py`` EFAST over hidden nodes, one DE generation, the BLS sparse-autoencoder
   ADMM and enhancement map; ``bench_model_selection.py`` the CV estimator;
