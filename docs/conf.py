@@ -11,12 +11,16 @@ from pathlib import Path
 # and parallel Numba kernels on small examples made them several times slower than one thread
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+DOCS = Path(__file__).resolve().parent
+# document (and run the gallery against) the checkout this folder is in, whichever fastelm is
+# installed
+sys.path.insert(0, str(DOCS.parent))
+
 import fastelm  # noqa: E402
 import numba  # noqa: E402
 
 numba.set_num_threads(1)
 
-DOCS = Path(__file__).resolve().parent
 sys.path.insert(0, str(DOCS / "_ext"))
 os.environ.setdefault("MPLBACKEND", "Agg")
 
