@@ -92,7 +92,6 @@ sphinx_gallery_conf = {
 
 html_theme = "pydata_sphinx_theme"
 html_title = "fastelm"
-html_static_path = ["_static"]
 html_theme_options = {
     "navigation_with_keys": False,
     "show_prev_next": False,
