@@ -7,6 +7,7 @@ Chromium; without them those tests skip with a message, and in CI (``FASTELM_CI=
 installs both in ``.ci/run``) they fail instead.
 """
 import html
+import importlib.util
 import os
 import re
 import shutil
@@ -52,7 +53,7 @@ def site(tmp_path_factory):
     """The site built from a clean output folder, every warning an error, every example run."""
     missing = [m for m in ("sphinx", "numpydoc", "myst_parser", "sphinx_gallery",
                            "pydata_sphinx_theme", "sphinx_design")
-               if __import__("importlib.util").util.find_spec(m) is None]
+               if importlib.util.find_spec(m) is None]
     _require(not missing, f"the docs extra is not installed (missing {', '.join(missing)}): "
                           f"pip install -e \".[docs]\"")
     out = tmp_path_factory.mktemp("docs")
