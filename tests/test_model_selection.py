@@ -84,13 +84,30 @@ def test_elm_classifier_cv_equals_grid_search(scoring):
                                grid.best_estimator_.decision_function(X), rtol=1e-9, atol=1e-9)
 
 
-def test_elm_classifier_cv_two_classes_default_stratified_folds():
+def test_elm_classifier_cv_two_classes_integer_cv_is_stratified_folds():
     X, y = classification_data(n=150, classes=2, seed=5)
-    ours = ELMClassifierCV(n_hidden=80, alphas=ALPHAS, hidden_sizes=[20, 80],
+    ours = ELMClassifierCV(n_hidden=80, alphas=ALPHAS, hidden_sizes=[20, 80], cv=5,
                            direct_links=False, random_state=0).fit(X, y)
     grid = GridSearchCV(ELMClassifier(random_state=0), {"alpha": ALPHAS, "n_hidden": [20, 80]},
                         cv=5, scoring=neg_mse_of_targets).fit(X, y)
     assert_same_search(ours, grid)
+
+
+@pytest.mark.parametrize("Est", [ELMClassifierCV, BLSClassifierCV])
+def test_default_cv_is_exact_leave_one_out_or_five_folds_with_a_scorer(Est):
+    """cv=None is 'loo' with the default scoring (as RidgeCV's efficient LOO), and scikit-
+    learn's 5 stratified folds with another scorer (LOO's algebra scores the MSE only)."""
+    X, y = classification_data(n=90, classes=2, seed=5)
+    small = dict(n_hidden=30, hidden_sizes=[10, 30]) if Est is ELMClassifierCV else dict(
+        n_windows=2, nodes_per_window=3, n_enhancement=20)
+    default = Est(random_state=0, **small).fit(X, y)
+    loo = Est(random_state=0, cv="loo", **small).fit(X, y)
+    assert default.n_splits_ == 1
+    for key in ("params", "mean_test_score", "rank_test_score"):
+        np.testing.assert_array_equal(np.asarray(default.cv_results_[key], dtype=object),
+                                      np.asarray(loo.cv_results_[key], dtype=object))
+    scored = Est(random_state=0, scoring="accuracy", **small).fit(X, y)
+    assert scored.n_splits_ == 5
 
 
 @pytest.mark.parametrize("preprocessing", ["minmax", "reference"])

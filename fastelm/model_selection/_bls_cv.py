@@ -139,7 +139,8 @@ class _BLSCV(_SearchCV, _BLS):
         """
         regs = None if self.regs is None else check_grid(self.regs, "regs")
         links = check_bool_grid(self.direct_links, "direct_links")
-        hat = check_cv_string(self.cv, self.scoring) in HAT_CV
+        cv = check_cv_string(self.cv, self.scoring)  # BLS takes no Dask input
+        hat = cv in HAT_CV
         for name in ("reg_", "direct_links_"):
             self.__dict__.pop(name, None)
         probe = self._base(1.0 if regs is None else regs[0], False)
@@ -147,7 +148,7 @@ class _BLSCV(_SearchCV, _BLS):
         X, T = self._validate_Xy(X, y, dtype, reset=True)
         T = self._code_targets(T)
         y = self._labels(y)
-        folds = None if hat else _splits(self.cv, X, y, is_classifier(self))
+        folds = None if hat else _splits(cv, X, y, is_classifier(self))
         if not hat:
             self._check_classes(y, folds)
         template = self._template()
@@ -163,7 +164,7 @@ class _BLSCV(_SearchCV, _BLS):
         self._shared = {"work": self._fit_layer(X, y)}
         try:
             if hat:  # the hat-matrix algebra holds the layer fixed: the shared one
-                link, a, _ = self._search_hat(X, T, None, links, self.cv)
+                link, a, _ = self._search_hat(X, T, None, links, cv)
             else:
                 link, a, _ = self._search(X, y, T, None, links, scorer, folds, template)
             self.regs_ = np.array(self._alphas)

@@ -133,12 +133,13 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         dtype = check_dtype(self.dtype)
         alphas = None if self.alphas is None else check_grid(self.alphas, "alphas")
         links = check_bool_grid(self.direct_links, "direct_links")
-        hat = check_cv_string(self.cv, self.scoring) in HAT_CV
+        cv = check_cv_string(self.cv, self.scoring, rows_in_memory=not is_dask_input(X, y))
+        hat = cv in HAT_CV
         scales, searched = check_scale_grid(self.weight_scale)
         self._dask = None
         if is_dask_input(X, y):
             if hat:
-                raise ValueError(f"cv={self.cv!r} needs the rows in memory (each leverage h_ii "
+                raise ValueError(f"cv={cv!r} needs the rows in memory (each leverage h_ii "
                                  f"needs its row of A); use a KFold-like cv with Dask inputs")
             self._dask = self._training_rows(X, y, dtype, reset=True)
             y = self._dask[0].targets()
@@ -148,8 +149,7 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
             X, T = self._validate_Xy(X, y, dtype, reset=True)
         n, d = len(T), self.n_features_in_
         y = self._labels(y)
-        folds = [(np.arange(n), np.arange(0))] if hat else _splits(self.cv, X, y,
-                                                                    is_classifier(self))
+        folds = [(np.arange(n), np.arange(0))] if hat else _splits(cv, X, y, is_classifier(self))
         self._check_classes(y, folds)
         n_train = n if hat else min(len(tr) for tr, _ in folds)
 
@@ -187,7 +187,7 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         self._kernels: dict = {}
         searched_scales = scales if searched else None
         if hat:
-            run, a, s = self._search_hat(X, T, sizes, links, self.cv, searched_scales)
+            run, a, s = self._search_hat(X, T, sizes, links, cv, searched_scales)
         else:
             run, a, s = self._search(X, y, T, sizes, links, scorer, folds, template,
                                      searched_scales)
@@ -364,7 +364,9 @@ _ELM_PARAMS_DOC = """
         searched, one more pass of Gram sums per scale, each W = s·U of the same draw U (the
         layer ``ELMRegressor(weight_scale=s, random_state=...)`` draws).
     cv : int, cross-validation splitter, iterable, 'loo' or 'gcv', default=None
-        As ``sklearn.model_selection.check_cv``: 5 folds, stratified for classifiers.
+        None: exact leave-one-out ('loo', as ``RidgeCV``'s default) with the default scoring
+        on rows in memory, else 5 folds (stratified for classifiers, ``check_cv``); an int or
+        splitter as ``sklearn.model_selection.check_cv``.
         'loo': exact leave-one-out, 'gcv': generalised cross-validation, both on all rows
         from one eigendecomposition per link setting and width (``fastelm.model_selection.
         _loo``, docs/algorithms.md §1); rows in memory and the default scoring only.

@@ -62,8 +62,14 @@ def scaled_grid(trace, rows, width):
     return [s * 10.0 ** k for k in PENALTY_EXPONENTS]
 
 
-def check_cv_string(cv, scoring):
-    """'loo' or 'gcv' (default scoring only), else the cv as given; ValueError otherwise."""
+def check_cv_string(cv, scoring, rows_in_memory=True):
+    """'loo' or 'gcv' (default scoring only), else the cv as given; ValueError otherwise.
+
+    ``cv=None`` is exact leave-one-out ('loo', as scikit-learn's ``RidgeCV`` defaults to its
+    efficient leave-one-out) when it can be: with the default scoring on rows in memory;
+    otherwise None (``check_cv``'s 5 folds, stratified for classifiers)."""
+    if cv is None:
+        return "loo" if scoring is None and rows_in_memory else None
     if not isinstance(cv, str):
         return cv
     if cv not in HAT_CV:

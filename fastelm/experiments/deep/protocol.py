@@ -46,7 +46,7 @@ def run_abide(data_dir, out_dir, kinds=("connectivity",), *, atlas=None, seed=0,
     machine is shared). Writes ``records.csv``, ``results.md``/``.csv`` (the paper's five
     metrics, mean ± sd over folds), ``timings.md``/``.csv``, ``accuracy_vs_time.png`` (the
     paper's Fig. 4), ``training_curves_<kind>.png`` and ``curves.json`` to ``out_dir``;
-    returns the records. ``quick``: :func:`deep_models` ``(quick=True)`` when ``models`` is
+    returns the records. ``quick``: ``deep_models(quick=True)`` when ``models`` is
     None, and "quick" in every title.
     """
     import json
