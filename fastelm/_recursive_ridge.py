@@ -42,7 +42,10 @@ ridge term stays alpha I: the classic RLS recursion K ← λK + HᵀH lets the p
 at alpha, the readout is the ridge fit of the weighted rows, whose penalty does not depend on
 how long the stream has run (the effective memory is about 1/(1 − λ) rows). Adding
 (1 − λⁿ) alpha I is a full-rank change, so λ < 1 always takes the information form; λ = 1 is
-exactly the unweighted recursion.
+exactly the unweighted recursion. λ may change between chunks (each chunk decays the past by
+the λ then in force); once any row was learned with λ < 1, rows cannot be removed
+(``downdate``), because a row's weight depends on when it was learned and the state keeps no
+rows: a removal at full weight would leave a model of no row set (``decayed``).
 
 Row weights (``weights=w`` in ``update`` and ``downdate``): row i enters with weight w_i on top
 of its forgetting weight, K ← … + Hᵀ diag(λ-weights · w) H, and its target row is given
@@ -105,6 +108,9 @@ class RecursiveRidge:
         self._cast = None  # (beta, beta cast to another dtype), made by beta_as
         self.n_seen = 0  # rows in the sums (added minus removed)
         self._removed_by_woodbury = 0  # rows removed by Woodbury steps since P was rebuilt
+        # whether a row was ever learned with λ < 1: the rows' weights then depend on when
+        # each was learned, which the state does not keep, so none can be removed exactly
+        self.decayed = False
         # 'woodbury' or 'information' for each of the last chunks (for tests and tuning;
         # ``keep_last``)
         self.forms = []
@@ -115,6 +121,8 @@ class RecursiveRidge:
             state.update(_beta=beta, HtT=state["K"] @ beta, _cast=None)
         state.setdefault("forgetting_factor", 1.0)  # pickled before forgetting and removal
         state.setdefault("_removed_by_woodbury", 0)
+        # pickled before ``decayed``: the forgetting factor then in force is the best record
+        state.setdefault("decayed", state["forgetting_factor"] != 1.0)
         self.__dict__.update(state)
 
     @property
@@ -175,6 +183,7 @@ class RecursiveRidge:
             rows = np.ones(n)
             if self.forgetting_factor != 1.0:
                 self._decay(n)
+                self.decayed = True
                 rows = self.forgetting_factor ** np.arange(n - 1, -1, -1.0)
             scale = rows if weights is None else rows * weights
             self._information(H * np.sqrt(scale)[:, None].astype(H.dtype),
@@ -192,6 +201,7 @@ class RecursiveRidge:
         loop, ``fastelm._kernels.stream``): K and HᵀT of ``n_seen`` rows; beta is solved when
         next read."""
         self.K, self.HtT, self.n_seen = K, HtT, n_seen
+        self.decayed = self.decayed or (self.forgetting_factor != 1.0 and n_steps > 0)
         self._invalidate()
         self.record_forms(["information"] * n_steps)
 
@@ -212,9 +222,12 @@ class RecursiveRidge:
         that remain (rows learned with ``weights`` removed with the same weights and weighted
         targets). ValueError (state unchanged) when that system would be singular."""
         n, L = H.shape
-        if self.forgetting_factor != 1.0:
-            raise ValueError("rows cannot be removed exactly with forgetting_factor < 1 (their "
-                             "weights have decayed); use forgetting_factor=1")
+        if self.forgetting_factor != 1.0 or self.decayed:
+            raise ValueError("rows cannot be removed exactly once any row was learned with "
+                             "forgetting_factor < 1 (the rows' weights have decayed by how "
+                             "long ago each was learned, which is not kept), even after "
+                             "forgetting_factor was set back to 1; refit with "
+                             "forgetting_factor=1 to remove rows")
         if n > self.n_seen:
             raise ValueError(f"cannot remove {n} rows: the model holds {self.n_seen}")
         if self.alpha == 0 and self.n_seen - n < L:

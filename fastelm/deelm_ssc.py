@@ -106,7 +106,9 @@ class DEELMSSC(ClassifierMixin, BaseEstimator):
     max_iter : int, default=100
         Cap on Tri-training rounds.
     unlabeled : scalar, default=-1
-        The label marking unlabelled rows in ``y``.
+        The label marking unlabelled rows in ``y``; a number and a text that spells it are the
+        same marker (the string label '-1' read from a CSV is the default marker), as in
+        :class:`~fastelm.TriTrainingClassifier`.
     random_state : int, numpy Generator or None
         Seeds the V/L split, the vote, Tri-training (bootstraps, subsamples) and every DE-ELM,
         so an int makes the fit reproducible.
@@ -340,7 +342,9 @@ class DEELMSSCPlus(DEELMSSC):
     max_iter : int, default=100
         Cap on Tri-training rounds.
     unlabeled : scalar, default=-1
-        The label marking unlabelled rows in ``y``.
+        The label marking unlabelled rows in ``y``; a number and a text that spells it are the
+        same marker (the string label '-1' read from a CSV is the default marker), as in
+        :class:`~fastelm.TriTrainingClassifier`.
     random_state : int, numpy Generator or None
         Seeds the fit (as in :class:`DEELMSSC`).
 
@@ -374,7 +378,9 @@ class TriDEELM(DEELMSSC):
     max_iter : int, default=100
         Cap on Tri-training rounds.
     unlabeled : scalar, default=-1
-        The label marking unlabelled rows in ``y``.
+        The label marking unlabelled rows in ``y``; a number and a text that spells it are the
+        same marker (the string label '-1' read from a CSV is the default marker), as in
+        :class:`~fastelm.TriTrainingClassifier`.
     random_state : int, numpy Generator or None
         Seeds the fit (as in :class:`DEELMSSC`).
 

@@ -130,11 +130,42 @@ def _combine_votes(votes, mean_proba):
 # Tri-training: helpers of the estimator
 # ---------------------------------------------------------------------------------------------
 
+def _as_number(text):
+    """The number a text label spells ('-1', '-1.0', b'3'), or None."""
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def _is_text(value):
+    return isinstance(value, (str, bytes, np.str_, np.bytes_))
+
+
+def _is_number(value):
+    return isinstance(value, (numbers.Number, np.number)) and not isinstance(value, (bool, np.bool_))
+
+
+def _matches_marker(value, marker):
+    """Whether one label is the marker as a user writes it: equal, or one a text that spells
+    the other, a number (the label '-1' read from a CSV is the marker -1, the label 3 the
+    marker '3')."""
+    if _is_text(value) and _is_number(marker):
+        return _as_number(value) == marker
+    if _is_number(value) and _is_text(marker):
+        return value == _as_number(marker)
+    return bool(value == marker)
+
+
 def _unlabeled_mask(y, marker):
-    """Rows of y equal to the marker (elementwise, also for string/object labels)."""
-    if y.dtype.kind in "biuf" and isinstance(marker, (numbers.Number, np.number)):
+    """Rows of y that are the marker (elementwise, across types: ``_matches_marker``)."""
+    if y.dtype.kind in "biuf" and _is_number(marker):
         return y == marker
-    return np.fromiter((v == marker for v in y.tolist()), dtype=bool, count=len(y))
+    if y.dtype.kind in "biuf" and _is_text(marker):
+        number = _as_number(marker)
+        return y == number if number is not None else np.zeros(len(y), dtype=bool)
+    return np.fromiter((_matches_marker(v, marker) for v in y.tolist()), dtype=bool,
+                       count=len(y))
 
 
 def check_no_nan_marker(y: ArrayLike, unlabeled: object, owner: str) -> ArrayLike:
@@ -266,8 +297,10 @@ class TriTrainingClassifier(ClassifierMixin, BaseEstimator):
         learners (bagging of three).
     unlabeled : scalar, default=-1
         The label marking unlabelled rows in ``y``; e.g. ``unlabeled=""`` or
-        ``unlabeled="unlabeled"`` for string labels (object arrays mixing strings and -1 also
-        work with the default). Compared with ``==``, so NaN cannot serve as the marker.
+        ``unlabeled="unlabeled"`` for string labels. A number and a text that spells it are
+        the same marker: with the default, the string label '-1' (as read from a CSV) marks
+        an unlabelled row, and ``unlabeled='-1'`` marks the integer label -1. Compared with
+        ``==`` otherwise, so NaN cannot serve as the marker.
 
     Attributes
     ----------

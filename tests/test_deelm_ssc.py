@@ -176,6 +176,18 @@ def test_string_labels_and_marker(data):
     assert set(clf.predict(data["X_test"])) <= {"no", "yes"}
 
 
+@pytest.mark.parametrize("cls", [DEELMSSC, DEELMSSCPlus, TriDEELM])
+def test_string_minus_one_is_the_default_marker(data, cls):
+    """String labels whose unlabelled rows hold '-1' (a CSV read as text), default marker -1:
+    those rows are U, not a class '-1' (before: classes_ held '-1')."""
+    names = np.array(["no", "yes"])
+    y = np.where(data["y"] == -1, "-1", names[np.maximum(data["y"], 0)])
+    clf = cls(_de(cls), n_selection_repeats=2, random_state=0)
+    clf.fit(data["X"], y, data["X_val"], names[data["y_val"]])
+    assert clf.classes_.tolist() == ["no", "yes"]
+    assert clf.n_unlabeled_ == int((data["y"] == -1).sum())
+
+
 def test_multiclass():
     X, y = make_classification(300, n_features=6, n_informative=4, n_redundant=0, n_classes=3,
                                n_clusters_per_class=1, random_state=0)

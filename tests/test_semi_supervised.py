@@ -314,6 +314,28 @@ def test_string_labels_with_a_marker():
         assert (full.predict(X3) == labels[y3]).mean() > 0.8
 
 
+@pytest.mark.parametrize("labels, marker", [
+    (np.array(["left", "right"]), -1),           # '-1' read from a CSV, the default marker
+    (np.array(["left", "right"], object), -1),
+    (np.array(["left", "right"]), -1.0),
+    (np.array([3, 7]), "-1"),                    # the marker written as text, integer labels
+    (np.array([3.0, 7.0]), "-1"),
+])
+def test_marker_matches_a_label_that_spells_it(labels, marker):
+    """A number and a text that spells it are one marker: with string labels the unlabelled
+    rows of a CSV hold '-1', which must not become a class (before: 3 classes, '-1' among
+    them, and most predictions '-1')."""
+    X, y = make_moons(200, noise=0.2, random_state=0)
+    hidden = np.random.default_rng(0).random(200) < 0.8
+    y_semi = labels[y].copy()
+    y_semi[hidden] = "-1" if labels.dtype.kind in "UO" else -1
+    clf = TriTrainingClassifier(random_state=0, unlabeled=marker).fit(X, y_semi)
+    assert sorted(clf.classes_.tolist()) == sorted(labels.tolist())
+    reference = TriTrainingClassifier(random_state=0, unlabeled="?").fit(
+        X, np.where(hidden, "?", labels[y].astype(str)).astype(object))
+    np.testing.assert_array_equal(clf.predict(X).astype(str), reference.predict(X).astype(str))
+
+
 @pytest.mark.parametrize("params, y, match", [
     ({}, np.full(6, -1), "no labelled rows"),
     ({}, np.array([1, 1, -1, -1, -1, -1]), "one class"),
