@@ -227,8 +227,9 @@ class _OSELM(BaseRandomLayerReadout):
         that remain (a deletion request, a retention rule).
 
         The rows must be ones the model learned (it keeps no rows to check). ValueError when
-        the remaining rows leave the ridge system singular (alpha = 0), with
-        forgetting_factor < 1 (the rows' weights have decayed) or with ``window`` (which
+        the remaining rows leave the ridge system singular (alpha = 0), once any row was learned
+        with forgetting_factor < 1 (the rows' weights have decayed by their age, which is not
+        kept: also after forgetting_factor was set back to 1) or with ``window`` (which
         removes rows itself).
 
         Parameters

@@ -99,6 +99,26 @@ def test_forget_equals_batch_fit_on_the_remaining_rows_after_every_removal(cls, 
     _assert_batch(model, X[keep], y[keep])
 
 
+@pytest.mark.parametrize("factors", [(0.9, 1.0), (1.0, 0.95, 1.0), (0.99, 1.0)])
+def test_forget_after_forgetting_factor_changed_is_refused(factors):
+    """forgetting_factor may change between chunks: the model stays the ridge fit of every
+    row weighted by the λ in force since it was learned (the refit oracle). Once a row was
+    learned with λ < 1, forget cannot know the removed rows' decayed weights: before, after
+    λ was set back to 1, it removed them at full weight (β off the oracle, or at λ = 0.99 a
+    "numerically singular" error); now it refuses and the model still equals the oracle."""
+    X, y = _stream(n=600, seed=8)
+    model = OSELMRegressor(n_hidden=30, alpha=1e-2, random_state=0)
+    weights = np.zeros(0)
+    for i, (lam, part) in enumerate(zip(factors, np.array_split(np.arange(600), len(factors)))):
+        model.set_params(forgetting_factor=lam)
+        _learn(model, X[part], y[part], i == 0)
+        weights = np.r_[weights * lam ** len(part), lam ** np.arange(len(part) - 1, -1, -1.0)]
+        _assert_batch(model, X[:part[-1] + 1], y[:part[-1] + 1], weights=weights)
+    with pytest.raises(ValueError, match="forgetting_factor < 1"):
+        model.forget(X[:50], y[:50])
+    _assert_batch(model, X, y, weights=weights)
+
+
 def test_plain_oselm_equals_batch_after_every_chunk_in_both_forms():
     # Woodbury steps (small chunks once L rows are in) and information steps interleaved
     X, y = _stream(n=1500, seed=4)

@@ -134,6 +134,28 @@ def test_downdate_rejects_more_rows_than_held_and_forgetting():
             RecursiveRidge(10, 2, 1e-2, forgetting_factor=bad)
 
 
+def test_downdate_refused_once_a_row_decayed_even_at_factor_one():
+    """A row learned at λ < 1 has a weight the state does not record: removing it after λ
+    was set back to 1 would subtract it at full weight. Pickles from before the record
+    count as decayed when their λ is below 1."""
+    rng = np.random.default_rng(0)
+    H, T = rng.standard_normal((40, 5)), rng.standard_normal((40, 1))
+    rls = RecursiveRidge(5, 1, 1e-2, forgetting_factor=0.9)
+    rls.update(H[:20], T[:20])
+    rls.forgetting_factor = 1.0
+    rls.update(H[20:], T[20:])
+    with pytest.raises(ValueError, match="forgetting_factor < 1"):
+        rls.downdate(H[:5], T[:5])
+    plain = RecursiveRidge(5, 1, 1e-2)
+    plain.update(H, T)
+    plain.downdate(H[:5], T[:5])  # never decayed: exact removal as before
+    np.testing.assert_allclose(plain.beta, ridge_fit(H[5:], T[5:], 1e-2), rtol=1e-10)
+    state = pickle.loads(pickle.dumps(rls)).__dict__
+    old = RecursiveRidge.__new__(RecursiveRidge)
+    old.__setstate__({k: v for k, v in state.items() if k != "decayed"})
+    assert old.decayed is False  # its λ is 1 now: the old pickle cannot tell
+
+
 @pytest.mark.parametrize("lam", [0.999, 0.97, 0.5])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_forgetting_equals_weighted_batch_ridge_for_any_chunking(lam, seed):
