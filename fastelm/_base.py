@@ -95,14 +95,28 @@ class BaseRandomLayerReadout(BaseEstimator):
         check_memory(fit_bytes(self.n_hidden, n_features, dtype, n_rows), type(self).__name__,
                      f"n_hidden={self.n_hidden}")
         rng = check_generator(self.random_state)
+        self._fix_layout()
         self.weight_scale_ = check_weight_scale(self.weight_scale, n_features)
         self.W_, self.b_ = random_weights(rng, n_features, self.n_hidden, dtype,
                                           self.weight_scale_)
         return rng
 
+    def _fix_layout(self):
+        """Keep what prediction reads as fitted state: ``activation_`` (and, where the class
+        has the parameter, ``direct_links_``), so ``set_params`` after fit changes nothing a
+        prediction sees."""
+        self.activation_ = self.activation
+        self.direct_links_ = bool(getattr(self, "direct_links", False))
+
+    def __setstate__(self, state):
+        if "W_" in state:  # pickled before the layout was fitted state
+            state.setdefault("activation_", state.get("activation", "tanh"))
+            state.setdefault("direct_links_", bool(state.get("direct_links", False)))
+        super().__setstate__(state)
+
     def _feature_map(self):
         """The readout inputs' map A = g(XW + b) of the fitted layer."""
-        return HiddenMap(self.W_, self.b_, check_activation(self.activation))
+        return HiddenMap(self.W_, self.b_, check_activation(self.activation_))
 
     def _hidden(self, X):
         return self._feature_map().transform(X)

@@ -66,6 +66,35 @@ def check_nonnegative(value, name):
     return float(check_parameter(value, name, NONNEGATIVE))
 
 
+def fixed_parameters(estimator, free=("random_state",)):
+    """The parameters an incremental method must find as the fit left them (all but ``free``),
+    copied where a caller could change them in place (lists, dicts, arrays)."""
+    return {name: value.copy() if isinstance(value, (list, dict, np.ndarray)) else value
+            for name, value in estimator.get_params(deep=False).items() if name not in free}
+
+
+def _same(a, b):
+    if a is b:
+        return True
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # arrays, or sequences holding them
+        try:
+            return bool(np.array_equal(a, b))
+        except (TypeError, ValueError):
+            return False
+
+
+def check_unchanged(estimator, fixed, since):
+    """ValueError naming the first parameter of ``fixed`` (``fixed_parameters``) changed with
+    ``set_params`` since ``since`` (e.g. "fit"): an increment would mix two models."""
+    for name, value in fixed.items():
+        now = getattr(estimator, name)
+        if not _same(now, value):
+            raise ValueError(f"{name} changed from {value!r} to {now!r} since {since}; call "
+                             "fit to start afresh")
+
+
 def check_numeric_columns(X: object, owner: str) -> object:
     """``X`` unless it is a DataFrame with non-numeric columns (strings, categories), which
     fails with a ValueError naming them and suggesting one-hot encoding (scikit-learn's message

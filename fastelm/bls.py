@@ -72,7 +72,7 @@ from ._ridge import add_to_diagonal, serial_blas_if_small, spd_solve
 from ._threads import thread_limit
 from ._validation import (DTYPE, NONNEGATIVE, POSITIVE, POSITIVE_INT, RANDOM_STATE, DType,
                           RandomState, StrOptions, check_memory, check_positive_int,
-                          validate_data)
+                          check_unchanged, fixed_parameters, validate_data)
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -283,7 +283,26 @@ class _BLS(BaseEstimator):
         return check_dtype(self.dtype)
 
     def _direct_links(self):
-        return self.direct_links
+        return self.direct_links_
+
+    def _fix_layout(self):
+        """Keep what prediction reads as fitted state (``set_params`` after fit changes
+        nothing a prediction sees)."""
+        self.preprocessing_ = self.preprocessing
+        self.direct_links_ = bool(self.direct_links)
+
+    def __setstate__(self, state):
+        if "sparse_weights_" in state:  # pickled before the layout was fitted state
+            state.setdefault("preprocessing_", state.get("preprocessing"))
+            state.setdefault("direct_links_", bool(state.get("direct_links", False)))
+            state.setdefault("_fixed", None)
+        super().__setstate__(state)
+
+    def _check_unchanged(self):
+        """An increment: the parameters the fit used are unchanged (``check_unchanged``)."""
+        check_is_fitted(self, "beta_")
+        if getattr(self, "_fixed", None) is not None:
+            check_unchanged(self, self._fixed, "fit")
 
     def _links(self):
         """d when the scaled inputs X' lead the readout inputs (direct links), else 0."""
@@ -311,7 +330,7 @@ class _BLS(BaseEstimator):
     # ---------------------------------------------------------------- the broad layer
     def _scale_inputs(self, X):
         """X' of H1 = [X', 0.1]: rows z-scored (reference) or columns min-max scaled (minmax)."""
-        if self.preprocessing == "reference":
+        if self.preprocessing_ == "reference":
             return zscore_rows(X)
         return affine_columns(np.array(X, dtype=X.dtype, order="C"), self.x_offset_,
                               self.x_gain_, 0.0)
@@ -322,7 +341,7 @@ class _BLS(BaseEstimator):
         d = X.shape[1]
         We = np.hstack([rng.uniform(-1.0, 1.0, size=(d + 1, k)) for _ in range(n)]).astype(dtype)
         A = X @ We[:-1] + BIAS * We[-1]
-        if self.preprocessing == "reference":
+        if self.preprocessing_ == "reference":
             minmax_rows(A, k, -1.0, 1.0)
         else:
             offset, gain = minmax_parameters(A, -1.0, 1.0)
@@ -484,6 +503,8 @@ class _BLS(BaseEstimator):
         readout; returns the fit's flops (``_work``), which pick its thread count."""
         dtype = self._check_params()
         X, T = self._validate_Xy(X, y, dtype, reset=True, **target_kw)
+        self._fix_layout()
+        self._fixed = fixed_parameters(self)
         T = self._code_targets(T)
         n, d = X.shape
         nk = self.n_windows * self.nodes_per_window
@@ -493,7 +514,7 @@ class _BLS(BaseEstimator):
                      f"nodes_per_window={nk}")
         with serial_if_small(work):
             rng = check_generator(self.random_state)
-            if self.preprocessing == "minmax":
+            if self.preprocessing_ == "minmax":
                 offset, gain = minmax_parameters(X, 0.0, 1.0)
                 self.x_offset_, self.x_gain_ = offset.astype(dtype), gain.astype(dtype)
             X = self._scale_inputs(X)
@@ -529,7 +550,7 @@ class _BLS(BaseEstimator):
         -------
         self
         """
-        check_is_fitted(self, "beta_")
+        self._check_unchanged()
         n_new = check_positive_int(n_new, "n_new")
         Z = self.feature_nodes_
         with serial_if_small(_work(Z.shape[0], self._n_nodes() + n_new, 0, Z.shape[1])):
@@ -582,7 +603,7 @@ class _BLS(BaseEstimator):
         -------
         self
         """
-        check_is_fitted(self, "beta_")
+        self._check_unchanged()
         dtype = self.sparse_weights_.dtype
         X, T = self._validate_Xy(X, y, dtype, reset=False)
         T = self._code_targets(T)
@@ -634,7 +655,7 @@ class _BLS(BaseEstimator):
         -------
         self
         """
-        check_is_fitted(self, "beta_")
+        self._check_unchanged()
         n = self.feature_nodes_.shape[0]
         try:
             index = np.unique(np.arange(n)[rows])
@@ -816,7 +837,7 @@ class BLSClassifier(ClassifierOutputs, ClassifierMixin, _BLS):
     """
 
     def _code_targets(self, T):
-        return 2 * T - 1 if self.preprocessing == "reference" else T
+        return 2 * T - 1 if self.preprocessing_ == "reference" else T
 
     def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
                     ) -> Self:

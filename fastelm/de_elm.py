@@ -368,6 +368,7 @@ class _DEELM(BaseRandomLayerReadout):
         theta = self.population_[best]
         self.W_ = theta[:d * nh].reshape(d, nh).astype(dtype)
         self.b_ = theta[d * nh:].astype(dtype)
+        self._fix_layout()
         rows = train if self.readout == "train" else np.concatenate([train, val])
         self.beta_ = ridge_fit(self._hidden(X[rows]), T[rows], self.alpha)
         self.validation_rmse_ = float(result.rmse[0, best])

@@ -33,8 +33,8 @@ _STREAM_FIXED = ("n_hidden", "activation", "alpha", "dtype", "window", "direct_l
 
 
 def _with_direct_links(model, layer):
-    """The readout inputs' map: ``layer``, or [X, layer(X)] when ``model.direct_links``."""
-    return DirectLinksMap(layer, model.W_.shape[0]) if model.direct_links else layer
+    """The readout inputs' map: ``layer``, or [X, layer(X)] when ``model.direct_links_``."""
+    return DirectLinksMap(layer, model.W_.shape[0]) if model.direct_links_ else layer
 
 
 class _ELM(BaseRandomLayerReadout):
@@ -312,7 +312,7 @@ class _OSELM(BaseRandomLayerReadout):
         predicted = np.empty(len(X), dtype=np.int64)
         K, HtT = np.array(rls.K), np.array(rls.HtT, dtype=np.float64)
         done = test_then_train(X, T, weights, self.W_, self.b_,
-                               check_activation(self.activation), bool(self.direct_links),
+                               check_activation(self.activation_), bool(self.direct_links_),
                                logistic, K, HtT, rls.alpha, rls.forgetting_factor,
                                self.window or 0, stops + shift, RCOND_MIN, predicted)
         last = stops[done] + shift

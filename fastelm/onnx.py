@@ -118,8 +118,8 @@ def _scores_elm(g, model, x):
     """scores = g(x W + b) beta for the ELM family ([x, g(x W + b)] beta with direct links)."""
     dtype = model.W_.dtype
     H = g.node("Add", [g.node("MatMul", [x, g.const(model.W_, "W")]), g.const(model.b_, "b")])
-    H = g.node(_ONNX_ACTIVATION[model.activation], [H], "hidden")
-    if getattr(model, "direct_links", False):
+    H = g.node(_ONNX_ACTIVATION[model.activation_], [H], "hidden")
+    if model.direct_links_:
         H = g.node("Concat", [x, H], "links", axis=1)
     return g.node("MatMul", [H, g.const(np.asarray(model.beta_, dtype=dtype), "beta")], "scores")
 
@@ -145,7 +145,7 @@ def _scores_bls(g, model, x):
     from .bls import BIAS
 
     dtype = model.sparse_weights_.dtype
-    if model.preprocessing == "reference":
+    if model.preprocessing_ == "reference":
         x = _zscore_rows(g, x, model.n_features_in_, dtype)
     else:
         x = g.node("Mul", [g.node("Sub", [x, g.const(model.x_offset_, "x_offset")]),
@@ -155,7 +155,7 @@ def _scores_bls(g, model, x):
                        g.const(BIAS * Ws[-1], "sparse_bias")])
     Z = g.node("Mul", [g.node("Sub", [Z, g.const(model.feature_offset_, "feature_offset")]),
                        g.const(model.feature_gain_, "feature_gain")], "Z")
-    parts = [x, Z] if model.direct_links else [Z]  # direct links: I = [X' | Z | E]
+    parts = [x, Z] if model.direct_links_ else [Z]  # direct links: I = [X' | Z | E]
     for Wh, shrink in zip(model.enhancement_weights_, model.enhancement_shrink_):
         T2 = g.node("Add", [g.node("MatMul", [Z, g.const(Wh[:-1], "enhancement_weights")]),
                             g.const(BIAS * Wh[-1], "enhancement_bias")])

@@ -26,8 +26,8 @@ from .._validation import DType, RandomState
 from ..bls import BLSClassifier, BLSRegressor, _BLS, serial_if_small
 from ._fold_sums import _FoldData, dual_grid
 from ._loo import HAT_CV, hat_scores, hat_spectrum
-from ._search import (_check_scorer, _SearchCV, _splits, check_bool_grid, check_cv_string,
-                      check_grid)
+from ._search import (GRID, SEARCH_CONSTRAINTS, _check_scorer, _SearchCV, _splits,
+                      check_bool_grid, check_cv_string, check_grid)
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -83,8 +83,9 @@ class _BLSCV(_SearchCV, _BLS):
 
     _penalty, _size = "reg", None
     # the grids (regs, direct_links) are checked by fit; the refit validates the rest
-    _parameter_constraints = {k: v for k, v in _BLS._parameter_constraints.items()
-                              if k not in ("reg", "direct_links")}
+    _parameter_constraints = {**{k: v for k, v in _BLS._parameter_constraints.items()
+                                 if k not in ("reg", "direct_links")},
+                              **SEARCH_CONSTRAINTS, "regs": GRID, "shared_layer": ["boolean"]}
 
     def __init__(self, n_windows: int = 10, nodes_per_window: int = 10,
                  n_enhancement: int = 1000, shrink: float = 0.8,
@@ -109,6 +110,9 @@ class _BLSCV(_SearchCV, _BLS):
 
     def _direct_links(self):
         return self.__dict__.get("direct_links_", False)
+
+    def _fix_layout(self):  # direct_links_ is the search's choice
+        self.preprocessing_ = self.preprocessing
 
     @property
     def reg(self) -> float:  # type: ignore[override]  # _BLS's reg, read-only: reg_
@@ -137,6 +141,8 @@ class _BLSCV(_SearchCV, _BLS):
         -------
         self
         """
+        self._validate_params()
+        self._fix_layout()
         regs = None if self.regs is None else check_grid(self.regs, "regs")
         links = check_bool_grid(self.direct_links, "direct_links")
         cv = check_cv_string(self.cv, self.scoring)  # BLS takes no Dask input
@@ -331,7 +337,7 @@ class BLSClassifierCV(ClassifierOutputs, ClassifierMixin, _BLSCV):
     _base_class = BLSClassifier
 
     def _code_targets(self, T):
-        return 2 * T - 1 if self.preprocessing == "reference" else T
+        return 2 * T - 1 if self.preprocessing_ == "reference" else T
 
     def _template(self):
         view = BLSClassifier(preprocessing=self.preprocessing)

@@ -25,7 +25,7 @@ The refit on all rows at the chosen point solves from the same total S: no furth
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from numbers import Real
+from numbers import Integral, Real
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -37,13 +37,13 @@ from .._gram import BLOCK_BYTES, GramSums, _column_block, dual_readout, kernel_p
 from .._hidden import (DirectLinksMap, HiddenMap, check_activation, check_dtype, check_generator,
                        check_weight_scale, random_weights, scale_weights)
 from .._rows import is_dask_input
-from .._validation import (WEIGHT_SCALE, DType, RandomState, available_memory, check_memory,
-                           check_parameter, check_positive_int)
+from .._validation import (WEIGHT_SCALE, DType, Interval, RandomState, available_memory,
+                           check_memory, check_parameter, check_positive_int)
 from ..elm import ELMClassifier, ELMRegressor
 from ._fold_sums import _FoldData, dual_grid, dual_ridge, fold_sums, prefix_ridge
 from ._loo import HAT_CV, hat_scores, hat_spectrum
-from ._search import (_check_scorer, _SearchCV, _splits, check_bool_grid, check_cv_string,
-                      check_grid)
+from ._search import (GRID, SEARCH_CONSTRAINTS, _check_scorer, _SearchCV, _splits,
+                      check_bool_grid, check_cv_string, check_grid)
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -89,9 +89,14 @@ def check_scale_grid(value):
 class _ELMCV(_SearchCV, BaseRandomLayerReadout):
     _penalty, _size = "alpha", "n_hidden"
     # the grids (weight_scale among them) are checked by fit
-    _parameter_constraints = {k: v for k, v in
-                              BaseRandomLayerReadout._parameter_constraints.items()
-                              if k not in ("alpha", "weight_scale")}
+    _parameter_constraints = {**{k: v for k, v in
+                                 BaseRandomLayerReadout._parameter_constraints.items()
+                                 if k not in ("alpha", "weight_scale")},
+                              **SEARCH_CONSTRAINTS,
+                              "n_hidden": [None, Interval(Integral, 1, None, closed="left")],
+                              "alphas": GRID, "weight_scale": [*WEIGHT_SCALE, "array-like"],
+                              "hidden_sizes": [None, "array-like",
+                                               Interval(Integral, 1, None, closed="left")]}
 
     def __init__(self, n_hidden: int | None = None, activation: str = "tanh",
                  alphas: Sequence[float] | None = None,
@@ -112,8 +117,11 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         self.weight_scale = weight_scale  # type: ignore[assignment]  # a grid
 
     def _feature_map(self):
-        fmap = HiddenMap(self.W_, self.b_, check_activation(self.activation))
+        fmap = HiddenMap(self.W_, self.b_, check_activation(self.activation_))
         return DirectLinksMap(fmap, self.n_features_in_) if self.direct_links_ else fmap
+
+    def _fix_layout(self):  # direct_links_ is the search's choice
+        self.activation_ = self.activation
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Score every (alpha, hidden size[, direct_links]) on every split from one pass of
@@ -129,6 +137,8 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         -------
         self
         """
+        self._validate_params()
+        self._fix_layout()
         code = check_activation(self.activation)
         dtype = check_dtype(self.dtype)
         alphas = None if self.alphas is None else check_grid(self.alphas, "alphas")

@@ -33,10 +33,19 @@ from sklearn.base import is_classifier
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid, check_cv
 
-from .._validation import check_positive_int
+from .._validation import Interval, StrOptions, check_positive_int
 from ..bls import serial_if_small
 from ._fold_sums import _fold_grid
 from ._loo import HAT_CV
+
+# the search parameters' constraints (their values are checked further by ``check_grid``,
+# ``check_bool_grid``, ``check_cv_string`` and the scorer when fit reads them)
+GRID = [None, "array-like", Interval(numbers.Real, 0, None, closed="neither")]
+SEARCH_CONSTRAINTS = {
+    "cv": [None, "cv_object", StrOptions(set(HAT_CV))],
+    "scoring": [None, str, callable, list, tuple, dict],
+    "direct_links": ["boolean", "array-like"],
+}
 
 if TYPE_CHECKING:
     from sklearn.model_selection import BaseCrossValidator

@@ -1,0 +1,103 @@
+"""Fitted state (``fastelm._base`` and every estimator of ``fastelm.__all__``): a fitted model
+predicts from its fitted attributes alone, and every public parameter has a constraint."""
+import copy
+import inspect
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, is_classifier
+
+import fastelm
+from fastelm import DEELMClassifier, ELMClassifier
+
+pytestmark = pytest.mark.usefixtures("one_numba_thread")  # tests/conftest.py
+
+ESTIMATORS = [getattr(fastelm, name) for name in fastelm.__all__
+              if inspect.isclass(getattr(fastelm, name))
+              and issubclass(getattr(fastelm, name), BaseEstimator)]
+
+# small, fast settings per parameter name (applied where the estimator has the parameter)
+SMALL = dict(n_hidden=6, n_windows=2, nodes_per_window=3, n_enhancement=5, pop_size=6,
+             n_generations=1, n_selection_repeats=1, max_iter=1, efast_samples=70,
+             efast_interference=2, min_nodes=2, regs=[1e-2, 1.0], alphas=[1e-2, 1.0],
+             random_state=0)
+
+# a different valid value per parameter name (bools are flipped, numbers moved generically)
+OTHER = {"activation": "relu", "dtype": "float32", "weight_scale": 0.3,
+         "preprocessing": {"minmax": "reference", "reference": "minmax"}, "loss": "logistic",
+         "window": 7, "forgetting_factor": 0.5, "strategy": "DE/best/1", "readout": "all",
+         "f_schedule": "constant", "selection": "greedy", "cv": 3, "scoring": "r2",
+         "regs": [5.0], "alphas": [5.0], "hidden_sizes": [3], "direct_links": [True],
+         "n_hidden": 9, "max_nodes": 3, "unlabeled": "?", "random_state": 99,
+         "estimator": ELMClassifier(n_hidden=4, random_state=1)}
+
+
+def _small(cls):
+    params = cls().get_params(deep=False)
+    kw = {k: v for k, v in SMALL.items() if k in params}
+    if "estimator" in params and cls is not fastelm.TriTrainingClassifier:
+        kw["estimator"] = DEELMClassifier(**{**cls.preset, "n_hidden": 5, "pop_size": 6,
+                                             "n_generations": 1, "random_state": 0})
+    return cls(**kw)
+
+
+def _other(name, value):
+    if name in OTHER:
+        other = OTHER[name]
+        other = other.get(value, value) if isinstance(other, dict) else other
+        if isinstance(value, (bool, np.bool_)) and isinstance(other, list):
+            return not value
+        return other
+    if isinstance(value, (bool, np.bool_)):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, float):
+        return value / 2 if value else 0.25
+    if isinstance(value, str):
+        return None  # no alternative known: the table above must name one
+    return None
+
+
+def _data(cls):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 3))
+    if not is_classifier(cls()):
+        return X, X @ [1.0, -2.0, 0.5] + np.sin(X[:, 0])
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    if "unlabeled" in cls().get_params():
+        y[rng.random(60) < 0.3] = -1
+    return X, y
+
+
+def _outputs(model, X):
+    return {name: getattr(model, name)(X) for name in ("predict", "decision_function",
+                                                        "predict_proba")
+            if hasattr(model, name)}
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_predictions_read_fitted_state_only(cls):
+    """set_params after fit moves no prediction, bit for bit (before: activation='relu'
+    changed ELM and OS-ELM predictions, direct_links=True broke them with a matmul error,
+    preprocessing changed a BLS's)."""
+    X, y = _data(cls)
+    model = _small(cls).fit(X, y)
+    expected = _outputs(model, X)
+    for name, value in model.get_params(deep=False).items():
+        other = _other(name, value)
+        assert other is not None, f"{cls.__name__}.{name}: give it an alternative in OTHER"
+        changed = copy.deepcopy(model).set_params(**{name: other})
+        got = _outputs(changed, X)
+        for method, out in expected.items():
+            assert np.array_equal(got[method], out), f"{cls.__name__}: {name}={other!r} " \
+                f"moved {method}"
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_every_parameter_has_a_constraint(cls):
+    """Each public parameter is in ``_parameter_constraints``, which fit checks (before:
+    BLSRegressorCV(shared_layer='no') was accepted and read as True)."""
+    params = set(cls().get_params(deep=False))
+    missing = params - set(getattr(cls, "_parameter_constraints", {}))
+    assert not missing, f"{cls.__name__}: no constraint for {sorted(missing)}"
