@@ -40,8 +40,8 @@ from ._loo import HAT_CV
 
 # the search parameters' constraints (their values are checked further by ``check_grid``,
 # ``check_bool_grid``, ``check_cv_string`` and the scorer when fit reads them)
-GRID = [None, "array-like", Interval(numbers.Real, 0, None, closed="neither")]
-SEARCH_CONSTRAINTS = {
+GRID: list = [None, "array-like", Interval(numbers.Real, 0, None, closed="neither")]
+SEARCH_CONSTRAINTS: dict[str, list] = {
     "cv": [None, "cv_object", str],  # which strings: check_cv_string's message
     "scoring": [None, str, callable, list, tuple, dict],
     "direct_links": ["boolean", "array-like"],
