@@ -137,7 +137,8 @@ if not (_generated / "extras.md").is_file() or (_generated / "extras.md").read_t
 # the accuracy benchmark's page (docs/results/accuracy/, written by benchmarks/bench_accuracy.py)
 # is included when it exists; the site builds without it
 _accuracy = DOCS / "results" / "accuracy" / "README.md"
-_text = ("```{include} ../results/accuracy/README.md\n:heading-offset: 2\n:relative-images:\n```\n"
+_text = ("```{include} /results/accuracy/README.md\n:heading-offset: 2\n:relative-images:\n```\n"
+         "\n![Mean ranks over the 43 KEEL sets](/results/accuracy/ranks.png)\n"
          if _accuracy.is_file() else
          "The accuracy benchmark (`benchmarks/bench_accuracy.py`, results in\n"
          "`docs/results/accuracy/`) has not been run in this checkout yet. Each reproduction\n"
