@@ -21,7 +21,11 @@ from typing import Protocol
 import numpy as np
 
 from ._gram import gram_sums, ridge_readout
-from .dask import is_dask_input  # noqa: F401  (the estimators' test for Dask rows)
+# the Dask row source and its two helpers, under the names the estimators use: fastelm.dask
+# imports Dask only inside its functions, so importing it here imports no Dask
+from .dask import DaskRows as dask_rows  # noqa: F401  (rows of Dask collections X, y)
+from .dask import feature_probe as dask_feature_probe  # noqa: F401  (feature-name checks)
+from .dask import is_dask_input, map_rows  # noqa: F401  (the test for Dask rows; predictions)
 
 
 class RowSource(Protocol):
@@ -116,58 +120,3 @@ class ArrayRows:
         X, T : ndarray
         """
         yield self.X, coding(self.y)
-
-
-def dask_rows(X, y):
-    """The row source of Dask collections (X, y).
-
-    Parameters
-    ----------
-    X, y : Dask collections (or one of them in memory)
-
-    Returns
-    -------
-    fastelm.dask.DaskRows
-    """
-    from .dask import DaskRows
-
-    return DaskRows(X, y)
-
-
-def dask_feature_probe(X):
-    """An empty frame with X's columns, or an empty (0, d) array: for feature-name checks.
-
-    Parameters
-    ----------
-    X : Dask collection
-
-    Returns
-    -------
-    pandas.DataFrame or ndarray
-    """
-    from .dask import feature_probe
-
-    return feature_probe(X)
-
-
-def map_rows(func, X, dtype, n_columns, out_dtype):
-    """func on every row block of the Dask collection X, lazily (``fastelm.dask.map_rows``).
-
-    Parameters
-    ----------
-    func : picklable callable
-        (rows×d array) → (rows,) or (rows × n_columns) array.
-    X : Dask collection
-    dtype : numpy dtype
-        Of X's blocks as ``func`` sees them.
-    n_columns : int or None
-        None: a 1-D result.
-    out_dtype : numpy dtype
-
-    Returns
-    -------
-    dask array
-    """
-    from .dask import map_rows as dask_map_rows
-
-    return dask_map_rows(func, X, dtype, n_columns, out_dtype)

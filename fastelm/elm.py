@@ -22,7 +22,7 @@ from ._kernels.stream import logistic_rows, test_then_train
 from ._recursive_ridge import RecursiveRidge, information_flops, woodbury_flops
 from ._ridge import RCOND_MIN
 from ._rows import is_dask_input
-from ._validation import DType, Interval, RandomState, StrOptions
+from ._validation import DType, Interval, RandomState, StrOptions, check_unchanged
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -109,10 +109,8 @@ class _OSELM(BaseRandomLayerReadout):
     def _check_unchanged(self):
         """Later partial_fit: parameters valid, and those fixed at the first call unchanged."""
         self._check_params()
-        for name, value in zip(_STREAM_FIXED, self._stream_fixed):
-            if getattr(self, name) != value:
-                raise ValueError(f"{name} changed from {value!r} to {getattr(self, name)!r} "
-                                 "since the first partial_fit; call fit to start afresh")
+        check_unchanged(self, dict(zip(_STREAM_FIXED, self._stream_fixed)),
+                        "the first partial_fit")
         self.rls_.forgetting_factor = float(self.forgetting_factor)
         return self.W_.dtype
 

@@ -190,11 +190,11 @@ class _BLSCV(_SearchCV, _BLS):
         with serial_if_small(self._shared["work"]):
             if width <= n:
                 AtA = _row_sums(I, T).AtA
-                self._scale_penalties(np.trace(AtA), n, width)
+                self._scale_penalties(lambda: np.trace(AtA), n, width)
                 spectrum = hat_spectrum(I, T, AtA=AtA)
             else:
                 K = self._shared_kernel(link)
-                self._scale_penalties(np.trace(K), n, width)
+                self._scale_penalties(lambda: np.trace(K), n, width)
                 spectrum = hat_spectrum(I, T, kernel=K)
             return hat_scores(spectrum, T, self._alphas, kind)[:, None]
 
@@ -226,7 +226,8 @@ class _BLSCV(_SearchCV, _BLS):
         if any(len(tr) >= width for tr, _ in folds):
             total = _row_sums(I, T)
         # the default penalties, from all rows' I (the widest link setting comes first)
-        self._scale_penalties(np.einsum("ij,ij->", I, I, dtype=np.float64), len(T), width)
+        self._scale_penalties(lambda: np.einsum("ij,ij->", I, I, dtype=np.float64), len(T),
+                              width)
         for tr, te in folds:
             fold = _FoldData(tr, te, [width], False, work, A_val=I[te], T_val=T[te])
             if len(tr) >= width:
@@ -268,10 +269,10 @@ class _BLSCV(_SearchCV, _BLS):
         fold = _FoldData(tr, te, [width], False, work, A_val=A_val, T_val=T[te])
         if len(tr) >= width:
             fold.train_sums = _broad_sums(layer, layer.feature_nodes_, layer.targets_)
-            self._scale_penalties(np.trace(fold.train_sums.AtA), len(tr), width)
+            self._scale_penalties(lambda: np.trace(fold.train_sums.AtA), len(tr), width)
         else:
             A = _broad_rows(layer, layer.feature_nodes_)
-            self._scale_penalties(np.einsum("ij,ij->", A, A), len(tr), width)
+            self._scale_penalties(lambda: np.einsum("ij,ij->", A, A), len(tr), width)
             fold.dual[width] = dual_grid(A @ A.T, A_val @ A.T, layer.targets_, T[te],
                                          self._alphas, False, predictions)
         return fold

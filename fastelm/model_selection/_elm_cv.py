@@ -143,11 +143,12 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         dtype = check_dtype(self.dtype)
         alphas = None if self.alphas is None else check_grid(self.alphas, "alphas")
         links = check_bool_grid(self.direct_links, "direct_links")
-        cv = check_cv_string(self.cv, self.scoring, rows_in_memory=not is_dask_input(X, y))
+        dask = is_dask_input(X, y)
+        cv = check_cv_string(self.cv, self.scoring, rows_in_memory=not dask)
         hat = cv in HAT_CV
         scales, searched = check_scale_grid(self.weight_scale)
         self._dask = None
-        if is_dask_input(X, y):
+        if dask:
             if hat:
                 raise ValueError(f"cv={cv!r} needs the rows in memory (each leverage h_ii "
                                  f"needs its row of A); use a KFold-like cv with Dask inputs")
@@ -260,7 +261,7 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
                 trace = np.trace(self._totals[self._scale, link].AtA)
             else:  # widest in the dual form: its kernel comes after the narrower ones'
                 trace = _squared_norm(X, self._prefix_map(max(self._sizes), d, link))
-            self._scale_penalties(trace, n, max(widths))
+            self._scale_penalties(lambda: trace, n, max(widths))
         dual = [{} for _ in folds]
         kernels = self._kernels.setdefault((self._scale, link), {})
         needed = [p for p in widths if p > min(n_train)]
@@ -291,7 +292,7 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         A = self._prefix_map(max(self._sizes), d, link).transform(X).astype(np.float64,
                                                                               copy=False)
         widths = [self._width(k, d, link) for k in self._sizes]
-        self._scale_penalties(np.einsum("ij,ij->", A, A), n, A.shape[1])
+        self._scale_penalties(lambda: np.einsum("ij,ij->", A, A), n, A.shape[1])
         top = max([p for p in widths if p <= n], default=0)
         AtA = A[:, :top].T @ A[:, :top]
         self._totals[self._scale, link] = GramSums(n, AtA, A[:, :top].T @ T, T.T @ T)

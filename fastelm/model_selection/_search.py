@@ -204,9 +204,10 @@ class _SearchCV:
 
     def _scale_penalties(self, trace, rows, width):
         """Set the data-scaled default penalties from tr(AᵀA) of the widest readout inputs
-        (rows × width) if ``self._alphas`` is still None (``scaled_grid``)."""
+        (rows × width) if ``self._alphas`` is still None (``scaled_grid``); ``trace`` is a
+        callable returning it, called only then."""
         if self._alphas is None:
-            self._alphas = scaled_grid(trace, rows, width)
+            self._alphas = scaled_grid(trace(), rows, width)
 
     def _passes(self, links, scales):
         """(pass, link) pairs in the order they run: per weight scale (``scales``: an ELM CV's
