@@ -53,7 +53,7 @@ class BaseRandomLayerReadout(BaseEstimator):
     activation : str, default='tanh'
         g (``fastelm._hidden.ACTIVATIONS``).
     alpha : float, default=1e-3
-        Ridge penalty of the readout.
+        Ridge penalty of the readout ('gcv' where a subclass chooses it, as the ELMs do).
     random_state : int, numpy Generator, RandomState or None
         Seeds W, b.
     dtype : {'float64', 'float32'}, default='float64'
@@ -73,9 +73,9 @@ class BaseRandomLayerReadout(BaseEstimator):
                               "alpha": NONNEGATIVE, "random_state": RANDOM_STATE, "dtype": DTYPE,
                               "weight_scale": WEIGHT_SCALE}
 
-    def __init__(self, n_hidden: int = 100, activation: str = "tanh", alpha: float = 1e-3,
-                 random_state: RandomState = None, dtype: DType = "float64",
-                 weight_scale: str | float = "auto"):
+    def __init__(self, n_hidden: int = 100, activation: str = "tanh",
+                 alpha: float | str = 1e-3, random_state: RandomState = None,
+                 dtype: DType = "float64", weight_scale: str | float = "auto"):
         self.n_hidden = n_hidden
         self.activation = activation
         self.alpha = alpha

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._hat import GCV, gcv_dual_penalty, gcv_sums_penalty
 from ._ridge import add_to_diagonal, ridge_fit, spd_solve
 
 BLOCK_ROWS = 4096
@@ -215,27 +216,40 @@ def dual_readout(X, feature_map, coef, block_columns=None):
 
 
 def ridge_readout(X, T, feature_map, alpha, block_rows=BLOCK_ROWS):
-    """beta (p×m, the map's dtype) of the ridge readout on A = feature_map(X).
+    """(beta, alpha) of the ridge readout on A = feature_map(X): beta (p×m, the map's dtype)
+    and the penalty used.
 
     n ≥ p: ``gram_sums(...).solve(alpha)``, A never held whole. n < p: the dual form
     beta = Aᵀ(AAᵀ + alpha I)⁻¹ T on the full A, which is then the smaller matrix.
+    ``alpha='gcv'``: the penalty of the data-scaled grid with the best generalised
+    cross-validation score, from the same sums (``fastelm._hat.gcv_sums_penalty``) or, in the
+    dual form, from one eigendecomposition of AAᵀ (``gcv_dual_penalty``).
 
     Parameters
     ----------
     X : ndarray of shape (n, d)
     T : ndarray of shape (n, m)
     feature_map : feature map, e.g. ``HiddenMap``
-    alpha : float
+    alpha : float or 'gcv'
     block_rows : int, default=4096
 
     Returns
     -------
     beta : ndarray of shape (p, m)
+    alpha : float
     """
     if X.shape[0] < feature_map.width:
-        return ridge_fit(feature_map.transform(X), T, alpha)
-    beta = gram_sums(X, T, feature_map, block_rows).solve(alpha)
-    return np.ascontiguousarray(beta, dtype=feature_map.dtype)
+        A = feature_map.transform(X)
+        alpha = gcv_dual_penalty(A, T) if alpha == GCV else alpha
+        return ridge_fit(A, T, alpha), alpha
+    return sums_readout(gram_sums(X, T, feature_map, block_rows), alpha, feature_map.dtype)
+
+
+def sums_readout(sums, alpha, dtype):
+    """(beta, alpha) from ``GramSums`` (n ≥ p): ``sums.solve(alpha)``, alpha='gcv' chosen
+    from the sums alone (``fastelm._hat.gcv_sums_penalty``)."""
+    alpha = gcv_sums_penalty(sums) if alpha == GCV else alpha
+    return np.ascontiguousarray(sums.solve(alpha), dtype=dtype), alpha
 
 
 def readout_block(feature_map, beta, finish, X):

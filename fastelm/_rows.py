@@ -10,7 +10,7 @@ imports no estimator, so no estimator module imports Dask through this seam. A r
 
     labels()                                    sorted labels of y
     gram_sums(feature_map, coding)              GramSums of all rows
-    ridge_readout(feature_map, coding, alpha)   beta, as ``fastelm._gram.ridge_readout``
+    ridge_readout(feature_map, coding, alpha)   (beta, alpha), as ``fastelm._gram.ridge_readout``
     blocks(coding)                              (X, T) arrays, in row order
 
 ``coding`` is a ``fastelm._targets.TargetCoding``; ``feature_map`` e.g. a ``_hidden.HiddenMap``.
@@ -46,7 +46,7 @@ class RowSource(Protocol):
         """``GramSums`` of A = feature_map(X) and T = coding(y) over all rows."""
 
     def ridge_readout(self, feature_map, coding, alpha):
-        """beta of the ridge readout on all rows, as ``fastelm._gram.ridge_readout``."""
+        """(beta, alpha) of the ridge readout on all rows, as ``fastelm._gram.ridge_readout``."""
 
     def blocks(self, coding):
         """Yields (X, T) arrays, in row order."""
@@ -100,11 +100,12 @@ class ArrayRows:
         ----------
         feature_map : feature map, e.g. ``fastelm._hidden.HiddenMap``
         coding : fastelm._targets.TargetCoding
-        alpha : float
+        alpha : float or 'gcv'
 
         Returns
         -------
         beta : ndarray of shape (p, m)
+        alpha : float
         """
         return ridge_readout(self.X, coding(self.y), feature_map, alpha)
 

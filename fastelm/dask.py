@@ -82,7 +82,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from ._gram import GramSums, gram_sums, ridge_readout
+from ._gram import GramSums, gram_sums, ridge_readout, sums_readout
 from ._hidden import DirectLinksMap, HiddenMap
 from ._targets import TargetCoding, labels_1d
 
@@ -574,26 +574,28 @@ class DaskRows:
             X = X.to_numpy()
         return _chunk_arrays(X, y, None, coding.dtype, coding)
 
-    def ridge_readout(self, feature_map: FeatureMap, coding: TargetCoding, alpha: float
-                      ) -> np.ndarray:
-        """beta of the ridge readout: the tree-summed Gram solved here; fewer rows than p: the
-        rows are gathered and solved in the dual form, exactly as in memory.
+    def ridge_readout(self, feature_map: FeatureMap, coding: TargetCoding, alpha: float | str
+                      ) -> tuple[np.ndarray, float]:
+        """(beta, alpha) of the ridge readout: the tree-summed Gram solved here (alpha='gcv'
+        chosen from it); fewer rows than p: the rows are gathered and solved in the dual form,
+        exactly as in memory.
 
         Parameters
         ----------
         feature_map : picklable feature map
         coding : fastelm._targets.TargetCoding
-        alpha : float
+        alpha : float or 'gcv'
 
         Returns
         -------
         beta : ndarray of shape (p, m), the map's dtype
+        alpha : float
         """
         p = feature_map.width
         if self.n_rows is None or self.n_rows >= p:
             sums = self.gram_sums(feature_map, coding)
             if sums.n >= p:
-                return np.ascontiguousarray(sums.solve(alpha), dtype=feature_map.dtype)
+                return sums_readout(sums, alpha, feature_map.dtype)
         return ridge_readout(*self.gather(coding), feature_map, alpha)
 
     def blocks(self, coding: TargetCoding) -> Iterator[tuple[np.ndarray, np.ndarray]]:

@@ -22,7 +22,8 @@ from ._kernels.stream import logistic_rows, test_then_train
 from ._recursive_ridge import RecursiveRidge, information_flops, woodbury_flops
 from ._ridge import RCOND_MIN
 from ._rows import is_dask_input
-from ._validation import DType, Interval, RandomState, StrOptions, check_unchanged
+from ._hat import GCV
+from ._validation import NONNEGATIVE, DType, Interval, RandomState, StrOptions, check_unchanged
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -39,9 +40,10 @@ def _with_direct_links(model, layer):
 
 class _ELM(BaseRandomLayerReadout):
     _parameter_constraints = {**BaseRandomLayerReadout._parameter_constraints,
+                              "alpha": [*NONNEGATIVE, StrOptions({GCV})],
                               "direct_links": ["boolean"]}
 
-    def __init__(self, n_hidden: int = 100, activation: str = "tanh", alpha: float = 1e-3,
+    def __init__(self, n_hidden: int = 100, activation: str = "tanh", alpha: float | str = GCV,
                  direct_links: bool = False, random_state: RandomState = None,
                  dtype: DType = "float64", weight_scale: str | float = "auto"):
         super().__init__(n_hidden=n_hidden, activation=activation, alpha=alpha,
@@ -53,7 +55,8 @@ class _ELM(BaseRandomLayerReadout):
         return _with_direct_links(self, super()._feature_map())
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
-        """Draw W, b and fit the readout beta = (HᵀH + alpha I)⁻¹ HᵀT (or its dual form).
+        """Draw W, b and fit the readout beta = (HᵀH + alpha I)⁻¹ HᵀT (or its dual form),
+        alpha='gcv' chosen first from the same Gram sums (``fastelm._hat``).
 
         Parameters
         ----------
@@ -68,7 +71,8 @@ class _ELM(BaseRandomLayerReadout):
         dtype = self._check_params()
         rows, coding = self._training_rows(X, y, dtype, reset=True)
         self._draw_weights(rows.n_features, dtype, rows.n_rows)
-        self.beta_ = rows.ridge_readout(self._feature_map(), coding, self.alpha)
+        self.beta_, alpha = rows.ridge_readout(self._feature_map(), coding, self.alpha)
+        self.alpha_ = float(alpha)
         return self
 
 
@@ -424,8 +428,12 @@ class ELMRegressor(RegressorOutputs, RegressorMixin, _ELM):
         Number of hidden nodes L.
     activation : {'tanh', 'sigmoid', 'relu', 'sine', 'linear'}, default='tanh'
         g in H = g(XW + b); 'tansig' is a synonym of 'tanh'.
-    alpha : float, default=1e-3
-        Ridge penalty (1/C) of the readout.
+    alpha : float or 'gcv', default='gcv'
+        Ridge penalty (1/C) of the readout. 'gcv': the penalty of the data-scaled grid
+        α_k = s·10^k (k = −8, −7.5, …, 3; s the mean eigenvalue of HᵀH, or of HHᵀ with fewer
+        rows than nodes) with the best generalised cross-validation score, read off the Gram
+        sums the fit makes anyway (one L×L eigendecomposition; docs/algorithms.md §1). The
+        penalty used is ``alpha_``. A number is used as is (1e-3 was the default before).
     direct_links : bool, default=False
         Put the inputs beside the hidden outputs in the readout, A = [X, g(XW + b)] (the RVFL
         form); beta_ then has d + L rows, X's first. With a selected penalty the model is then
@@ -445,6 +453,7 @@ class ELMRegressor(RegressorOutputs, RegressorMixin, _ELM):
     W_, b_ : random input weights (d×L) and biases (L)
     weight_scale_ : float, the s of W_ ~ U(-s, s)
     beta_ : readout (L×m; (d+L)×m with direct links)
+    alpha_ : float, the penalty beta_ was solved with
 
     Examples
     --------
@@ -469,8 +478,12 @@ class ELMClassifier(ClassifierOutputs, ClassifierMixin, _ELM):
         Number of hidden nodes L.
     activation : {'tanh', 'sigmoid', 'relu', 'sine', 'linear'}, default='tanh'
         g in H = g(XW + b); 'tansig' is a synonym of 'tanh'.
-    alpha : float, default=1e-3
-        Ridge penalty (1/C) of the readout.
+    alpha : float or 'gcv', default='gcv'
+        Ridge penalty (1/C) of the readout. 'gcv': the penalty of the data-scaled grid
+        α_k = s·10^k (k = −8, −7.5, …, 3; s the mean eigenvalue of HᵀH, or of HHᵀ with fewer
+        rows than nodes) with the best generalised cross-validation score, read off the Gram
+        sums the fit makes anyway (one L×L eigendecomposition; docs/algorithms.md §1). The
+        penalty used is ``alpha_``. A number is used as is (1e-3 was the default before).
     direct_links : bool, default=False
         Put the inputs beside the hidden outputs in the readout, A = [X, g(XW + b)] (the RVFL
         form); beta_ then has d + L rows, X's first. With a selected penalty the model is then
@@ -488,7 +501,7 @@ class ELMClassifier(ClassifierOutputs, ClassifierMixin, _ELM):
     Attributes
     ----------
     classes_ : sorted class labels
-    W_, b_, weight_scale_, beta_ : as in ELMRegressor; beta_ is L×n_classes
+    W_, b_, weight_scale_, beta_, alpha_ : as in ELMRegressor; beta_ is L×n_classes
     """
 
 

@@ -42,6 +42,8 @@ def _small(cls):
 
 
 def _other(name, value):
+    if name == "alpha" and value == "gcv":  # the ELMs' chosen penalty
+        return 0.5
     if name in OTHER:
         other = OTHER[name]
         other = other.get(value, value) if isinstance(other, dict) else other

@@ -80,7 +80,7 @@ def test_classifier_equals_in_memory_fit(client):
 def test_oselm_pair_equals_batch_elm(client):
     X, Y, labels = _data()
     Xd = da.from_array(X, chunks=(250, 7))
-    batch = ELMRegressor(n_hidden=60, random_state=4).fit(X, Y)
+    batch = ELMRegressor(n_hidden=60, alpha=1e-3, random_state=4).fit(X, Y)
     online = fit_dask(OSELMRegressor(n_hidden=60, random_state=4), Xd, da.from_array(Y, 250))
     _same_model(online, batch)
     assert online.rls_.n_seen == len(X) and online.rls_.forms == ["information"]
@@ -91,7 +91,7 @@ def test_oselm_pair_equals_batch_elm(client):
     _close(online.beta_, batch.beta_)
     assert online.rls_.n_seen == len(X)
 
-    clf_batch = ELMClassifier(n_hidden=60, random_state=2).fit(X, labels)
+    clf_batch = ELMClassifier(n_hidden=60, alpha=1e-3, random_state=2).fit(X, labels)
     clf = fit_dask(OSELMClassifier(n_hidden=60, random_state=2), Xd, labels)
     _same_model(clf, clf_batch)
     with pytest.raises(ValueError, match="labels not in classes_"):
@@ -219,7 +219,8 @@ def test_estimator_methods_dispatch_dask_inputs(client):
     Xd, yd = da.from_array(X, chunks=(200, 7)), da.from_array(labels, chunks=200)
     clf = ELMClassifier(n_hidden=30, random_state=0).fit(Xd, yd)
     memory = ELMClassifier(n_hidden=30, random_state=0).fit(X, labels)
-    _same_model(clf, memory)
+    _same_model(clf, memory)  # alpha='gcv' chosen from the tree-summed sums: the same choice
+    assert clf.alpha_ == pytest.approx(memory.alpha_, rel=1e-9)
     for method in ("predict", "predict_proba", "decision_function"):
         out = getattr(clf, method)(Xd)
         assert is_dask_input(out)
@@ -233,7 +234,8 @@ def test_estimator_methods_dispatch_dask_inputs(client):
     online = OSELMClassifier(n_hidden=30, random_state=0)
     online.partial_fit(Xd[:300], yd[:300], classes=np.unique(labels))
     online.partial_fit(X[300:], labels[300:])
-    _close(online.beta_, memory.beta_)
+    _close(online.beta_, ELMClassifier(n_hidden=30, alpha=online.alpha, random_state=0)
+           .fit(X, labels).beta_)
 
 
 def test_module_imports_no_dask_at_import_time():

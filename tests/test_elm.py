@@ -201,7 +201,8 @@ def _former_layer(seed, d, L, dtype=np.float64):
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_weight_scale_one_is_the_former_model(Model, dtype):
     X, y = make_regression(n_samples=150, n_features=9, random_state=0)
-    model = Model(n_hidden=25, weight_scale=1.0, random_state=4, dtype=dtype).fit(X, y)
+    model = Model(n_hidden=25, weight_scale=1.0, alpha=1e-3, random_state=4, dtype=dtype
+                  ).fit(X, y)
     W0, b0 = _former_layer(4, 9, 25, np.dtype(dtype).type)
     np.testing.assert_array_equal(model.W_, W0)
     np.testing.assert_array_equal(model.b_, b0)

@@ -30,7 +30,8 @@ def test_blocked_sums_equal_products_of_the_full_matrices(n):
 def test_readout_equals_ridge_on_the_full_matrix(n):
     X, T, fmap = _problem(n)
     expected = ridge_fit(hidden_layer(X, fmap.W, fmap.b, 0), T, 1e-2)
-    got = ridge_readout(X, T, fmap, 1e-2, block_rows=300)
+    got, used = ridge_readout(X, T, fmap, 1e-2, block_rows=300)
+    assert used == 1e-2
     np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
 
 

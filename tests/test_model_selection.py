@@ -94,18 +94,24 @@ def test_elm_classifier_cv_two_classes_integer_cv_is_stratified_folds():
 
 
 @pytest.mark.parametrize("Est", [ELMClassifierCV, BLSClassifierCV])
-def test_default_cv_is_exact_leave_one_out_or_five_folds_with_a_scorer(Est):
-    """cv=None is 'loo' with the default scoring (as RidgeCV's efficient LOO), and scikit-
-    learn's 5 stratified folds with another scorer (LOO's algebra scores the MSE only)."""
+@pytest.mark.parametrize("wide", [False, True])
+def test_default_cv_is_gcv_when_narrow_loo_when_wide_or_five_folds_with_a_scorer(Est, wide):
+    """cv=None is the hat algebra with the default scoring: 'gcv' when the widest readout
+    inputs are at most the rows, 'loo' (as RidgeCV's efficient LOO) when wider; scikit-learn's
+    5 stratified folds with another scorer (the hat algebra scores the MSE only)."""
     X, y = classification_data(n=90, classes=2, seed=5)
-    small = dict(n_hidden=30, hidden_sizes=[10, 30]) if Est is ELMClassifierCV else dict(
-        n_windows=2, nodes_per_window=3, n_enhancement=20)
+    nodes = 120 if wide else 30
+    small = dict(n_hidden=nodes, hidden_sizes=[10, nodes]) if Est is ELMClassifierCV else dict(
+        n_windows=2, nodes_per_window=3, n_enhancement=nodes - 10)
     default = Est(random_state=0, **small).fit(X, y)
-    loo = Est(random_state=0, cv="loo", **small).fit(X, y)
+    kind = Est(random_state=0, cv="loo" if wide else "gcv", **small).fit(X, y)
+    other = Est(random_state=0, cv="gcv" if wide else "loo", **small).fit(X, y)
     assert default.n_splits_ == 1
     for key in ("params", "mean_test_score", "rank_test_score"):
         np.testing.assert_array_equal(np.asarray(default.cv_results_[key], dtype=object),
-                                      np.asarray(loo.cv_results_[key], dtype=object))
+                                      np.asarray(kind.cv_results_[key], dtype=object))
+    assert not np.array_equal(default.cv_results_["mean_test_score"],
+                              other.cv_results_["mean_test_score"])
     scored = Est(random_state=0, scoring="accuracy", **small).fit(X, y)
     assert scored.n_splits_ == 5
 

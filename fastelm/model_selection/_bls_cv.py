@@ -25,9 +25,9 @@ from .._gram import GramSums
 from .._validation import DType, RandomState
 from ..bls import BLSClassifier, BLSRegressor, _BLS, serial_if_small
 from ._fold_sums import _FoldData, dual_grid
-from ._loo import HAT_CV, hat_scores, hat_spectrum
+from .._hat import HAT_CV, gcv_sums_scores, hat_scores, hat_spectrum
 from ._search import (GRID, SEARCH_CONSTRAINTS, _check_scorer, _SearchCV, _splits,
-                      check_bool_grid, check_cv_string, check_grid)
+                      check_bool_grid, check_cv_string, check_grid, default_hat_kind)
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -170,6 +170,8 @@ class _BLSCV(_SearchCV, _BLS):
         self._shared = {"work": self._fit_layer(X, y)}
         try:
             if hat:  # the hat-matrix algebra holds the layer fixed: the shared one
+                widest = self._shared_rows().shape[1]  # [X' | Z | E] with direct links
+                cv = default_hat_kind(self.cv, cv, len(T), widest)
                 link, a, _ = self._search_hat(X, T, None, links, cv)
             else:
                 link, a, _ = self._search(X, y, T, None, links, scorer, folds, template)
@@ -180,18 +182,20 @@ class _BLSCV(_SearchCV, _BLS):
             del self._alphas, self._shared
 
     def _hat_table(self, X, T, link, kind):
-        """cv='loo' or 'gcv' (``_loo``): the scores (penalties × 1) of one link setting on the
-        shared layer's I of all rows, from one eigendecomposition of IᵀI or of the kernel IIᵀ,
-        whichever is smaller."""
+        """cv='loo' or 'gcv' (``fastelm._hat``): the scores (penalties × 1) of one link setting
+        on the shared layer's I of all rows, from one eigendecomposition of IᵀI (GCV: from
+        the sums alone) or of the kernel IIᵀ, whichever is smaller."""
         I = self._shared_rows()
         if not link:
             I = I[:, self._links():]
         n, width = I.shape
         with serial_if_small(self._shared["work"]):
             if width <= n:
-                AtA = _row_sums(I, T).AtA
-                self._scale_penalties(lambda: np.trace(AtA), n, width)
-                spectrum = hat_spectrum(I, T, AtA=AtA)
+                sums = _row_sums(I, T)
+                self._scale_penalties(lambda: np.trace(sums.AtA), n, width)
+                if kind == "gcv":  # from the sums alone (``fastelm._hat``)
+                    return gcv_sums_scores(sums.AtA, sums.AtT, sums.TtT, n, self._alphas)[:, None]
+                spectrum = hat_spectrum(I, T, AtA=sums.AtA)
             else:
                 K = self._shared_kernel(link)
                 self._scale_penalties(lambda: np.trace(K), n, width)

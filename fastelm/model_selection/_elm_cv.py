@@ -41,9 +41,9 @@ from .._validation import (WEIGHT_SCALE, DType, Interval, RandomState, available
                            check_memory, check_parameter, check_positive_int)
 from ..elm import ELMClassifier, ELMRegressor
 from ._fold_sums import _FoldData, dual_grid, dual_ridge, fold_sums, prefix_ridge
-from ._loo import HAT_CV, hat_scores, hat_spectrum
+from .._hat import HAT_CV, gcv_sums_scores, hat_scores, hat_spectrum
 from ._search import (GRID, SEARCH_CONSTRAINTS, _check_scorer, _SearchCV, _splits,
-                      check_bool_grid, check_cv_string, check_grid)
+                      check_bool_grid, check_cv_string, check_grid, default_hat_kind)
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -186,6 +186,7 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         top = max(sizes)  # nodes drawn one by one: the first top are those of any L ≥ top
         check_memory(nbytes(top, sizes), type(self).__name__,
                      f"n_hidden={self.n_hidden}, max(hidden_sizes)={max(sizes)}")
+        cv = default_hat_kind(self.cv, cv, n, self._width(top, d, any(links)))
         template = self._template()
         scorer = None if hat else _check_scorer(self.scoring, template)
         # one unit draw U; the layer of scale s is W = s·U (random_weights' own last step)
@@ -220,6 +221,7 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         for name in ("_layer", "_unit", "_b", "_code", "_dtype", "_scales", "_scale", "_sizes",
                      "_alphas", "_totals", "_kernels", "_dask"):
             del self.__dict__[name]
+        self.__dict__.pop("_linked_rows", None)
         return self
 
     def _use_scale(self, index):
@@ -284,23 +286,34 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
             yield fold
 
     def _hat_table(self, X, T, link, kind):
-        """cv='loo' or 'gcv' (``_loo``): scores (penalties × sizes) of one link setting from
+        """cv='loo' or 'gcv' (``fastelm._hat``): scores (penalties × sizes) of one link setting from
         A of all rows at the widest width, one eigendecomposition per width: of AᵀA[:p, :p]
         (p ≤ n) or of the kernel K_p = A[:, :p]A[:, :p]ᵀ (p > n), grown by column blocks.
         Fills the refit's total sums (widths ≤ n) and kernels (widths > n)."""
         n, d = len(T), self.n_features_in_
-        A = self._prefix_map(max(self._sizes), d, link).transform(X).astype(np.float64,
-                                                                              copy=False)
         widths = [self._width(k, d, link) for k in self._sizes]
-        self._scale_penalties(lambda: np.einsum("ij,ij->", A, A), n, A.shape[1])
         top = max([p for p in widths if p <= n], default=0)
-        AtA = A[:, :top].T @ A[:, :top]
-        self._totals[self._scale, link] = GramSums(n, AtA, A[:, :top].T @ T, T.T @ T)
+        linked = self._totals.get((self._scale, True))
+        if not link and linked is not None and linked.AtA.shape[0] >= top + d:
+            # the link pass ran first: A = [X | H], so H and HᵀH are its trailing blocks
+            A, AtA = self._linked_rows[:, d:], linked.AtA[d:top + d, d:top + d]
+            AtT = linked.AtT[d:top + d]
+        else:
+            A = self._prefix_map(max(self._sizes), d, link).transform(X).astype(np.float64,
+                                                                                  copy=False)
+            AtA, AtT = A[:, :top].T @ A[:, :top], A[:, :top].T @ T
+            if link:
+                self._linked_rows = A
+        self._scale_penalties(lambda: np.einsum("ij,ij->", A, A), n, A.shape[1])
+        self._totals[self._scale, link] = GramSums(n, AtA, AtT, T.T @ T)
         kernels = self._kernels.setdefault((self._scale, link), {})
         K, done = np.zeros((n, n)) if max(widths) > n else None, 0
         table = np.empty((len(self._alphas), len(widths)))
         for s in np.argsort(widths, kind="stable"):
             p = widths[s]
+            if p <= n and kind == "gcv":  # from the sums alone, no row (``fastelm._hat``)
+                table[:, s] = gcv_sums_scores(AtA[:p, :p], AtT[:p], T.T @ T, n, self._alphas)
+                continue
             if p <= n:
                 spectrum = hat_spectrum(A[:, :p], T, AtA=AtA[:p, :p])
             else:
@@ -375,12 +388,13 @@ _ELM_PARAMS_DOC = """
         searched, one more pass of Gram sums per scale, each W = s·U of the same draw U (the
         layer ``ELMRegressor(weight_scale=s, random_state=...)`` draws).
     cv : int, cross-validation splitter, iterable, 'loo' or 'gcv', default=None
-        None: exact leave-one-out ('loo', as ``RidgeCV``'s default) with the default scoring
-        on rows in memory, else 5 folds (stratified for classifiers, ``check_cv``); an int or
-        splitter as ``sklearn.model_selection.check_cv``.
-        'loo': exact leave-one-out, 'gcv': generalised cross-validation, both on all rows
-        from one eigendecomposition per link setting and width (``fastelm.model_selection.
-        _loo``, docs/algorithms.md §1); rows in memory and the default scoring only.
+        None, with the default scoring on rows in memory: 'gcv' when the widest readout
+        inputs searched are at most the rows, else exact leave-one-out ('loo', as
+        ``RidgeCV``'s default; docs/algorithms.md §1 gives the measurements behind the rule);
+        otherwise 5 folds (stratified for classifiers, ``check_cv``). An int or splitter as
+        ``sklearn.model_selection.check_cv``. 'loo': exact leave-one-out, 'gcv': generalised
+        cross-validation, both on all rows from one eigendecomposition per link setting and
+        width (``fastelm._hat``); rows in memory and the default scoring only.
     scoring : str or callable, default=None
         None: minus the mean squared error of the readout targets (one-hot for classifiers),
         computed from the Gram sums. Otherwise a scikit-learn scorer, computed on each split's

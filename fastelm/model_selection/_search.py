@@ -9,7 +9,7 @@ predictions of every grid point, handed to the scorer through a copy of the esti
 returns them (``_scored_view``). The scores are laid out as ``GridSearchCV``'s
 ``cv_results_``, ranked as it ranks them.
 
-``cv='loo'`` and ``cv='gcv'`` score every point instead by the hat-matrix algebra of ``_loo``
+``cv='loo'`` and ``cv='gcv'`` score every point instead by the hat-matrix algebra of ``fastelm._hat``
 (exact leave-one-out, generalised cross-validation) on all rows, one eigendecomposition per
 link setting and width: one "split" in ``cv_results_``.
 
@@ -36,7 +36,7 @@ from sklearn.model_selection import ParameterGrid, check_cv
 from .._validation import Interval, check_positive_int
 from ..bls import serial_if_small
 from ._fold_sums import _fold_grid
-from ._loo import HAT_CV
+from .._hat import HAT_CV, PENALTY_EXPONENTS, scaled_grid
 
 # the search parameters' constraints (their values are checked further by ``check_grid``,
 # ``check_bool_grid``, ``check_cv_string`` and the scorer when fit reads them)
@@ -57,26 +57,23 @@ if TYPE_CHECKING:
 
 # --------------------------------------------------------------------------- grids
 
-#: exponents k of the default penalties s·10^k (module docstring): −8, −7.5, …, 3
-PENALTY_EXPONENTS = tuple(np.arange(-16, 7) / 2.0)
 
-
-def scaled_grid(trace, rows, width):
-    """The default penalties s·10^k (k in ``PENALTY_EXPONENTS``) with s = trace / min(rows,
-    width), ``trace`` = tr(AᵀA) of the readout inputs (module docstring); s = 1 if it is not
-    a positive number (all-zero inputs)."""
-    s = float(trace) / min(rows, width)
-    if not (np.isfinite(s) and s > 0):
-        s = 1.0
-    return [s * 10.0 ** k for k in PENALTY_EXPONENTS]
+def default_hat_kind(cv, kind, rows, widest):
+    """The kind ``cv=None`` scores by: GCV when the widest readout inputs searched are at most
+    as many as the rows (the primal form, where GCV is read off the Gram sums at O(P·m) per
+    penalty and agrees with exact leave-one-out: their mean leverage P/n ≤ 1 replaces h_ii),
+    exact leave-one-out otherwise (wider than the rows GCV nears interpolation, tr H → n, and
+    was measured up to 11 points worse: docs/algorithms.md §1). A given ``cv`` stays."""
+    return "gcv" if cv is None and kind == "loo" and widest <= rows else kind
 
 
 def check_cv_string(cv, scoring, rows_in_memory=True):
     """'loo' or 'gcv' (default scoring only), else the cv as given; ValueError otherwise.
 
-    ``cv=None`` is exact leave-one-out ('loo', as scikit-learn's ``RidgeCV`` defaults to its
-    efficient leave-one-out) when it can be: with the default scoring on rows in memory;
-    otherwise None (``check_cv``'s 5 folds, stratified for classifiers)."""
+    ``cv=None`` is the hat-matrix algebra ('loo' here, as scikit-learn's ``RidgeCV`` defaults
+    to its efficient leave-one-out; ``default_hat_kind`` may make it 'gcv') when it can be:
+    with the default scoring on rows in memory; otherwise None (``check_cv``'s 5 folds,
+    stratified for classifiers)."""
     if cv is None:
         return "loo" if scoring is None and rows_in_memory else None
     if not isinstance(cv, str):
@@ -246,7 +243,7 @@ class _SearchCV:
         return self._store_results(table, sizes, links, scales)
 
     def _search_hat(self, X, T, sizes, links, kind, scales=None):
-        """cv='loo' or 'gcv': every grid point scored on all rows by ``_loo.hat_scores``,
+        """cv='loo' or 'gcv': every grid point scored on all rows by ``fastelm._hat.hat_scores``,
         ``self._hat_table(X, T, link, kind)`` (penalties × sizes) per link setting, widest
         first; one split in ``cv_results_``."""
         n_penalties = len(PENALTY_EXPONENTS) if self._alphas is None else len(self._alphas)

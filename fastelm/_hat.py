@@ -1,0 +1,146 @@
+"""Penalties of a ridge readout chosen without folds: the data-scaled penalty grid, exact
+leave-one-out and generalised cross-validation, every penalty from one eigendecomposition
+(docs/algorithms.md §1, "Leave-one-out and GCV").
+
+With readout inputs A (n×p) and targets T (n×m), the ridge fit at penalty α is T̂ = H_α T with
+the hat matrix H_α = A (AᵀA + αI)⁻¹ Aᵀ. Take whichever Gram matrix is smaller:
+
+    primal (p ≤ n):  AᵀA = V Λ Vᵀ,  B = A V      H_α = B diag(1 / (λ + α)) Bᵀ
+    dual   (p > n):  AAᵀ = U Λ Uᵀ,  B = U        H_α = B diag(λ / (λ + α)) Bᵀ
+
+(B = U Λ^{1/2} in the primal form, so both are H_α = Σ_j u_j u_jᵀ λ_j / (λ_j + α)). With the
+filter f_j(α) of the form and C = BᵀT (r×m, computed once):
+
+    T̂(α) = B diag(f(α)) C,   e(α) = T − T̂(α),   h_ii(α) = Σ_j B_ij² f_j(α),
+    tr H_α = Σ_j λ_j / (λ_j + α)
+
+and the ridge identity for the fit without row i, e_i / (1 − h_ii), gives
+
+    PRESS(α) = Σ_i ||e_i(α)||² / (1 − h_ii(α))²        (exact leave-one-out)
+    GCV(α)   = n ||e(α)||² / (n − tr H_α)²             (Golub, Heath & Wahba 1979)
+
+GCV needs no row: with g_j = ||C_j||² (C_j = vⱼᵀAᵀT in the primal form, from the Gram sums
+AᵀA, AᵀT, TᵀT alone; C_j = uⱼᵀT in the dual) and f_j of the form,
+
+    ||e(α)||² = tr TᵀT − Σ_j g_j f_j(α) (λ_j + 2α) / (λ_j + α)
+
+(λ f_j = λ / (λ + α) in both forms, so the sum is Σ ||projection||² (1 − (α/(λ+α))²), written
+so that λ_j → 0 stays finite); O(r·m) per α (``gcv_scores``), which is what lets a plain
+``ELMRegressor`` / ``ELMClassifier`` choose its penalty (``alpha='gcv'``) from the sums its
+fit makes anyway, on Dask too. Exact leave-one-out costs O(n·r·m) per α after the one
+O(min(n, p)³) decomposition; a nested width needs its own
+decomposition (the eigenvectors of a leading block are not those of the whole). The scores,
+higher is better: −PRESS / (n·m), minus the mean squared leave-one-out residual of the readout
+targets (what ``GridSearchCV(cv=LeaveOneOut(), scoring='neg_mean_squared_error')`` reports),
+and −GCV / m. Eigenvalues below zero (round-off) are set to zero; a row with h_ii = 1 (α → 0
+with p ≥ n) scores NaN and ranks last.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+#: the penalty rule of a plain ELM's ``alpha``: chosen by GCV from its Gram sums
+GCV = "gcv"
+#: the cv strings the hat-matrix algebra serves
+HAT_CV = ("loo", GCV)
+#: exponents k of the default penalties s·10^k (``scaled_grid``): −8, −7.5, …, 3
+PENALTY_EXPONENTS = tuple(np.arange(-16, 7) / 2.0)
+
+
+def scaled_grid(trace, rows, width):
+    """The default penalties α_k = s·10^k (k in ``PENALTY_EXPONENTS``) with s = trace /
+    min(rows, width), ``trace`` = tr(AᵀA) of the readout inputs A (rows × width): the mean
+    eigenvalue of AᵀA (width ≤ rows) or of AAᵀ (width > rows); s = 1 if it is not a positive
+    number (all-zero inputs)."""
+    s = float(trace) / min(rows, width)
+    if not (np.isfinite(s) and s > 0):
+        s = 1.0
+    return [s * 10.0 ** k for k in PENALTY_EXPONENTS]
+
+
+def hat_spectrum(A, T, AtA=None, kernel=None):
+    """(B, λ, primal) of the module docstring for readout inputs A (n×p) and targets T, the
+    primal form when p ≤ n (from ``AtA`` = AᵀA when given) else the dual (from ``kernel`` =
+    AAᵀ when given)."""
+    n, p = A.shape
+    if p <= n:
+        AtA = A.T @ A if AtA is None else AtA
+        lam, V = np.linalg.eigh(np.asarray(AtA, dtype=np.float64))
+        B = A.astype(np.float64, copy=False) @ V
+    else:
+        kernel = A @ A.T if kernel is None else kernel
+        lam, B = np.linalg.eigh(np.asarray(kernel, dtype=np.float64))
+    return B, np.maximum(lam, 0.0), p <= n
+
+
+def hat_scores(spectrum, T, alphas, kind):
+    """Per α the score of ``kind`` ('loo': −PRESS/(n·m), 'gcv': −GCV/m; module docstring)."""
+    B, lam, primal = spectrum
+    T = np.asarray(T, dtype=np.float64)
+    n, m = T.shape
+    C = B.T @ T
+    if kind == "gcv":
+        return gcv_scores(lam, (C * C).sum(axis=1), float(np.einsum("ij,ij->", T, T)), n, m,
+                          primal, alphas)
+    alphas = np.asarray(alphas, dtype=np.float64)
+    numerator = np.ones_like(lam) if primal else lam
+    filters = numerator[:, None] / (lam[:, None] + alphas[None, :])  # r×n_α
+    fitted = (B @ (filters[:, :, None] * C[:, None, :]).reshape(len(lam), -1)
+              ).reshape(n, len(alphas), m)
+    residual = T[:, None, :] - fitted
+    with np.errstate(divide="ignore", invalid="ignore"):
+        leverage = (B * B) @ filters  # n×n_α
+        press = ((residual / (1.0 - leverage)[:, :, None]) ** 2).sum(axis=(0, 2))
+        scores = -press / (n * m)
+    return np.where(np.isfinite(scores), scores, np.nan)
+
+
+def gcv_scores(lam, g, TtT, n, m, primal, alphas):
+    """−GCV(α)/m per α from the spectrum alone (module docstring): eigenvalues ``lam`` (r),
+    g_j = ||C_j||², ``TtT`` = tr TᵀT, n rows, m outputs, the form (``primal``)."""
+    lam = np.maximum(np.asarray(lam, dtype=np.float64), 0.0)[:, None]
+    alphas = np.asarray(alphas, dtype=np.float64)[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shrink = 1.0 / (lam + alphas)
+        gain = (lam if not primal else 1.0) * shrink * (lam + 2 * alphas) * shrink  # r×n_α
+        rss = np.maximum(TtT - (np.asarray(g)[:, None] * gain).sum(axis=0), 0.0)
+        trace = (lam * shrink).sum(axis=0)
+        scores = -n * rss / (n - trace) ** 2 / m
+    return np.where(np.isfinite(scores), scores, np.nan)
+
+
+def gcv_sums_scores(AtA, AtT, TtT, n, alphas):
+    """``gcv_scores`` of the primal form from the Gram sums AᵀA, AᵀT, TᵀT of n rows alone:
+    one eigh of AᵀA, no row."""
+    lam, V = np.linalg.eigh(np.asarray(AtA, dtype=np.float64))
+    C = V.T @ np.asarray(AtT, dtype=np.float64)
+    return gcv_scores(lam, (C * C).sum(axis=1), float(np.trace(TtT)), n, C.shape[1], True,
+                      alphas)
+
+
+def gcv_sums_penalty(sums, alphas=None):
+    """The penalty of ``alphas`` (default: ``scaled_grid`` of the sums) with the best GCV
+    score from ``fastelm._gram.GramSums`` (n ≥ p, the primal form) alone. The first on ties;
+    the largest when every score is NaN."""
+    if alphas is None:
+        alphas = scaled_grid(np.trace(sums.AtA), sums.n, sums.AtA.shape[0])
+    return _best(alphas, gcv_sums_scores(sums.AtA, sums.AtT, sums.TtT, sums.n, alphas))
+
+
+def gcv_dual_penalty(A, T, alphas=None):
+    """As ``gcv_sums_penalty`` for fewer rows than inputs (the dual form): one eigh of AAᵀ."""
+    A, T = np.asarray(A, dtype=np.float64), np.asarray(T, dtype=np.float64)
+    K = A @ A.T
+    lam, U = np.linalg.eigh(K)
+    if alphas is None:
+        alphas = scaled_grid(np.trace(K), *A.shape)
+    C = U.T @ T
+    scores = gcv_scores(lam, (C * C).sum(axis=1), float(np.einsum("ij,ij->", T, T)),
+                        A.shape[0], T.shape[1], False, alphas)
+    return _best(alphas, scores)
+
+
+def _best(alphas, scores):
+    if np.all(np.isnan(scores)):
+        return float(max(alphas))
+    return float(alphas[int(np.nanargmax(scores))])

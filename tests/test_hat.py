@@ -1,0 +1,86 @@
+"""The penalty rules of ``fastelm._hat``: GCV from the Gram sums alone against its definition
+n‖T − H_α T‖² / (n − tr H_α)² on the explicit hat matrix, and ``alpha='gcv'`` of the plain
+ELMs against a grid of fixed-penalty fits."""
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification, make_regression
+
+from fastelm import ELMClassifier, ELMRegressor
+from fastelm._gram import gram_sums
+from fastelm._hat import (gcv_dual_penalty, gcv_scores, gcv_sums_penalty, gcv_sums_scores,
+                          scaled_grid)
+from fastelm._hidden import HiddenMap, random_weights
+
+
+def _explicit_gcv(A, T, alpha):
+    n, p = A.shape
+    H = A @ np.linalg.solve(A.T @ A + alpha * np.eye(p), A.T)
+    e = T - H @ T
+    return -n * np.sum(e * e) / (n - np.trace(H)) ** 2 / T.shape[1]
+
+
+@pytest.mark.parametrize("n, p", [(200, 30), (40, 90), (60, 60)])
+def test_gcv_scores_equal_the_explicit_hat_matrix_in_both_forms(n, p):
+    rng = np.random.default_rng(n + p)
+    A = rng.normal(size=(n, p)) @ np.diag(np.geomspace(1, 1e-4, p))  # ill-conditioned
+    T = rng.normal(size=(n, 3))
+    alphas = [1e-6, 1e-3, 0.1, 10.0]
+    expected = [_explicit_gcv(A, T, a) for a in alphas]
+    if p <= n:  # the primal form, from the sums alone
+        got = gcv_sums_scores(A.T @ A, A.T @ T, T.T @ T, n, alphas)
+        np.testing.assert_allclose(got, expected, rtol=1e-6)
+    lam, U = np.linalg.eigh(A @ A.T)  # the dual form
+    C = U.T @ T
+    got = gcv_scores(lam, (C * C).sum(axis=1), np.sum(T * T), n, 3, False, alphas)
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
+def test_gcv_penalty_is_the_best_of_the_scaled_grid_and_agrees_across_forms():
+    rng = np.random.default_rng(1)
+    A, T = rng.normal(size=(120, 20)), rng.normal(size=(120, 2))
+    A[:, 0] *= 30  # the best penalty is interior, not an end of the grid
+    T += A[:, :3] @ rng.normal(size=(3, 2))
+    grid = scaled_grid(np.sum(A * A), 120, 20)
+    scores = [_explicit_gcv(A, T, a) for a in grid]
+    best = grid[int(np.argmax(scores))]
+    assert grid[0] < best < grid[-1]
+    sums = type("Sums", (), dict(n=120, AtA=A.T @ A, AtT=A.T @ T, TtT=T.T @ T))()
+    assert gcv_sums_penalty(sums) == best
+    assert gcv_dual_penalty(A, T, grid) == best  # the dual form on the same grid
+
+
+@pytest.mark.parametrize("n_hidden, n", [(30, 200), (150, 80)])  # primal, dual
+@pytest.mark.parametrize("Model", [ELMRegressor, ELMClassifier])
+def test_elm_gcv_default_is_the_fixed_penalty_fit_at_the_chosen_alpha(Model, n_hidden, n):
+    if Model is ELMRegressor:
+        X, y = make_regression(n_samples=n, n_features=6, noise=5.0, random_state=0)
+        T = y[:, None]
+    else:
+        X, y = make_classification(n_samples=n, n_features=6, n_classes=3, n_informative=4,
+                                   random_state=0)
+        T = np.eye(3)[y]
+    auto = Model(n_hidden=n_hidden, random_state=3).fit(X, y)
+    assert auto.alpha == "gcv"
+    W, b = random_weights(np.random.default_rng(3), 6, n_hidden, np.float64, 1 / np.sqrt(6))
+    A = np.tanh(X @ W + b)
+    grid = scaled_grid(np.sum(A * A), n, n_hidden)
+    expected = grid[int(np.argmax([_explicit_gcv(A, T, a) for a in grid]))]
+    assert auto.alpha_ == pytest.approx(expected, rel=1e-9)  # the same grid point
+    fixed = Model(n_hidden=n_hidden, random_state=3, alpha=auto.alpha_).fit(X, y)
+    np.testing.assert_allclose(auto.beta_, fixed.beta_, rtol=1e-10, atol=1e-12)
+    assert fixed.alpha_ == auto.alpha_
+
+
+def test_gcv_from_sums_needs_no_rows():
+    X, y = make_regression(n_samples=500, n_features=5, random_state=2)
+    W, b = random_weights(np.random.default_rng(0), 5, 40, np.float64)
+    fmap = HiddenMap(W, b, 0)
+    whole = gram_sums(X, y[:, None], fmap)
+    parts = gram_sums(X[:200], y[:200, None], fmap) + gram_sums(X[200:], y[200:, None], fmap)
+    assert gcv_sums_penalty(whole) == gcv_sums_penalty(parts)
+
+
+def test_bad_alpha_strings_get_one_line_errors():
+    X, y = make_regression(n_samples=50, n_features=3, random_state=0)
+    with pytest.raises(ValueError, match="alpha"):
+        ELMRegressor(alpha="loo").fit(X, y)
