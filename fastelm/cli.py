@@ -55,6 +55,8 @@ def _print_summary(name, result, seconds):
 
 def reproduce_all(args: argparse.Namespace) -> int:
     """``fastelm reproduce all``: every paper in turn, into ``--out``/<paper>."""
+    from .experiments.common import one_run
+
     names = list(EXPERIMENTS)
     for option in sorted({EXPERIMENTS[name][2] for name in names}):
         folder = getattr(args, option)
@@ -74,7 +76,9 @@ def reproduce_all(args: argparse.Namespace) -> int:
             kwargs.update(atlas=args.atlas, strategy=args.strategy)
         print(f"== {name}: {'quick' if args.quick else 'full'} reproduction into {outs[name]}")
         start = time.perf_counter()
-        result = module.run(**kwargs)
+        with one_run(outs[name]) as staged:
+            result = module.run(**dict(kwargs, out_dir=staged.folder))
+        result = staged.final(result)
         _print_summary(name, result, time.perf_counter() - start)
         finished.append((name, time.perf_counter() - start, result or {}))
     if len(names) > 1:

@@ -300,7 +300,8 @@ def test_reproduce_bls_fmri_takes_every_option_of_the_experiment(tmp_path, monke
             "--strategy", "filt_noglobal", "--sites", "NYU", "USM", "--features",
             "connectivity", "partial correlation", "--quick", "--seed", "3",
             "--settings", '{"n_splits": 3}']
-    expected = dict(quick=True, out_dir=str(tmp_path / "out"), seed=3, data_dir=str(fmri),
+    expected = dict(quick=True, out_dir=os.path.join(tmp_path, "out", "incomplete-run"), seed=3,
+                    data_dir=str(fmri),
                     features=["connectivity", "partial correlation"], sites=["NYU", "USM"],
                     atlas="cc200", strategy="filt_noglobal", settings={"n_splits": 3})
     for main, args, kinds in ((cli.main, ["reproduce", "bls-fmri"] + argv, ["run"]),
@@ -406,3 +407,88 @@ def test_no_matplotlib_writes_no_png_and_says_so(tmp_path, monkeypatch, capsys):
     assert not (tmp_path / "nodes.png").exists()
     assert err.count("no PNG figure is written") == 1  # once per process
     assert "pip install 'fastelm[plot]'" in err
+
+
+def _interrupted_run(name):
+    """A run that writes two files into its folder, the second one half, and is interrupted."""
+    def run(**kwargs):
+        out = kwargs["out_dir"]
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, "results.md"), "w") as f:
+            f.write(f"new {name}")
+        with open(os.path.join(out, "notes.md"), "w") as f:
+            f.write("half")
+            raise KeyboardInterrupt
+    return run
+
+
+def _previous_run(folder):
+    """An output folder of a complete earlier run (its files and manifest), and a user's file."""
+    os.makedirs(folder, exist_ok=True)
+    for name in ("results.md", "notes.md", "timings.md"):
+        with open(os.path.join(folder, name), "w") as f:
+            f.write("old")
+    with open(os.path.join(folder, ".fastelm-run-files"), "w") as f:
+        f.write("results.md\nnotes.md\ntimings.md\n")
+    with open(os.path.join(folder, "mine.txt"), "w") as f:
+        f.write("user")
+
+
+def _intact(folder):
+    names = ("results.md", "notes.md", "timings.md", "mine.txt")
+    return all(open(os.path.join(folder, n)).read() in ("old", "user") for n in names)
+
+
+@pytest.mark.parametrize("entry", ["fos_elm", "de_elm_ssc", "bls_fmri", "deep", "de_elm_ssc "
+                                   "--merge"])
+def test_interrupted_rerun_leaves_the_previous_run_intact(tmp_path, monkeypatch, capsys, entry):
+    """Issue 25 item 7: every reproduction's command line writes into OUT/incomplete-run and
+    moves the files up only when the run completes, so Ctrl-C during a rerun into an existing
+    folder leaves the previous run's files as they were, beside a visibly incomplete folder."""
+    from fastelm.experiments.deep import reproduce as deep
+
+    out = str(tmp_path / "out")
+    _previous_run(out)
+    module = {"fos_elm": fos_elm, "bls_fmri": bls_fmri, "deep": bls_fmri}.get(entry, de_elm_ssc)
+    monkeypatch.setattr(module, "run", _interrupted_run(entry))
+    monkeypatch.setattr(de_elm_ssc, "merge", lambda out_dir, sources, settings:
+                        _interrupted_run(entry)(out_dir=out_dir))
+    monkeypatch.setattr(de_elm_ssc, "_reported_settings", lambda sources: {})
+    monkeypatch.setattr(bls_fmri, "run_deep", _interrupted_run(entry))
+    monkeypatch.setattr(bls_fmri.importlib.util, "find_spec", lambda name, *a: object())
+    main = {"deep": deep.main, "bls_fmri": bls_fmri.main, "fos_elm": fos_elm.main}.get(
+        entry, de_elm_ssc.main)
+    argv = ["--out", out] + (["--merge", str(tmp_path)] if "merge" in entry else [])
+    assert main(argv) == 130
+    assert _intact(out)
+    partial = os.path.join(out, "incomplete-run")
+    assert open(os.path.join(partial, "results.md")).read() == f"new {entry}"
+    assert "interrupted" in open(os.path.join(partial, "INCOMPLETE.md")).read()
+    assert "keeps the files of its last complete run" in capsys.readouterr().err
+
+
+def test_complete_rerun_replaces_the_previous_run_and_keeps_other_files(tmp_path, monkeypatch,
+                                                                        capsys):
+    """A rerun that completes replaces every file of the previous run (a file the new run does
+    not write, timings.md here, goes too) and keeps the files no run wrote; ``reproduce all``
+    does the same in each OUT/<paper>, and the paths printed are the final ones."""
+    out = tmp_path / "out"
+    for paper in ("fos-elm", "de-elm-ssc", "bls-fmri"):
+        _previous_run(str(out / paper))
+
+    def fake_module(name):
+        def run(**kwargs):
+            path = os.path.join(kwargs["out_dir"], "results.md")
+            with open(path, "w") as f:
+                f.write(f"new {name}")
+            return {"files": [path], "table": None}
+        return types.SimpleNamespace(run=run, SEED_OPTION=_command.seed_option)
+
+    _fake_packages(monkeypatch, fake_module)
+    assert cli.main(["reproduce", "all", "--quick", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    for paper, package in (("fos-elm", "fos_elm"), ("bls-fmri", "bls_fmri")):
+        folder = out / paper
+        assert sorted(os.listdir(folder)) == [".fastelm-run-files", "mine.txt", "results.md"]
+        assert (folder / "results.md").read_text() == f"new fastelm.experiments.{package}"
+        assert f"wrote {folder / 'results.md'}" in printed

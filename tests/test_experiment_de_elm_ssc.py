@@ -293,7 +293,8 @@ def test_main_passes_the_command_line(monkeypatch, tmp_path, capsys):
     assert exp.main(["--quick", "--out", out, "--seed", "7", "--runs", "4",
                      "--mushroom-runs", "2", "--data", data, "--datasets", "vote",
                      "--threads", "1", "--settings", '{"nh_runs": 3}', "--no-progress"]) == 0
-    assert seen == dict(quick=True, out_dir=out, seed=7, runs=4, data_home=data,
+    assert seen == dict(quick=True, out_dir=os.path.join(out, "incomplete-run"), seed=7,
+                        runs=4, data_home=data,
                         progress=False, mushroom_runs=2, datasets=["vote"], threads=1,
                         overrides={"nh_runs": 3})
     assert "the notes" in capsys.readouterr().out

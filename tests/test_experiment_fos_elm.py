@@ -128,3 +128,34 @@ def test_one_repeat_notes_do_not_claim_a_spread(tmp_path):
     assert "± 0.0000" not in notes and "± 0.0000" not in result["table"]
     assert "n/a (1 run)" in notes and "cannot be tested" in notes
     assert "The claim holds on" not in notes
+
+
+def test_interrupted_rerun_keeps_the_previous_outputs(tmp_path, monkeypatch, capsys):
+    """Issue 25 item 7: Ctrl-C while a rerun with another seed writes its outputs (after
+    results.md/.csv, before timings.md) leaves every file of the first run as it was, and the
+    new run's partial files in incomplete-run/; a rerun that completes replaces them all."""
+    from fastelm.experiments.fos_elm import reproduce
+
+    real_configs, real_timings = reproduce.configs, reproduce.timings_text
+    monkeypatch.setattr(reproduce, "configs",
+                        lambda quick, names, config: real_configs(quick, names, TINY))
+    argv = ["--quick", "--datasets", "friedman2", "--repeats", "1", "--out", str(tmp_path),
+            "--no-progress"]
+    assert exp.main(argv + ["--seed", "3"]) == 0
+    names = ("results.md", "results.csv", "notes.md", "timings.md")
+    before = {name: (tmp_path / name).read_text() for name in names}
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(reproduce, "timings_text", interrupted)
+    assert exp.main(argv + ["--seed", "4"]) == 130
+    assert {name: (tmp_path / name).read_text() for name in names} == before
+    partial = tmp_path / "incomplete-run"
+    seed4 = (partial / "results.md").read_text()
+    assert seed4 != before["results.md"]  # the new seed's table
+    monkeypatch.setattr(reproduce, "timings_text", real_timings)
+    assert exp.main(argv + ["--seed", "4"]) == 0
+    assert not partial.exists()
+    assert (tmp_path / "results.md").read_text() == seed4
+    assert "seed 4" in (tmp_path / "notes.md").read_text()

@@ -110,3 +110,47 @@ def test_reproductions_use_only_public_estimator_api():
             if isinstance(node, ast.Attribute) and node.attr.startswith("_") \
                     and not node.attr.startswith("__"):
                 assert False, f"{path.name}:{node.lineno} uses .{node.attr}"
+
+
+def test_one_run_publishes_complete_runs_and_keeps_interrupted_ones_apart(tmp_path):
+    """``one_run``: a complete run's files replace the previous run's (its stale ones removed,
+    a user's kept); a run stopped half-way leaves the folder as it was and its partial files in
+    ``incomplete-run/``, which the next run clears."""
+    import os
+
+    import pytest
+
+    from fastelm.experiments.common import INCOMPLETE, one_run
+
+    out = str(tmp_path)
+    (tmp_path / "mine.txt").write_text("user")
+
+    def write(folder, **files):
+        for name, text in files.items():
+            with open(os.path.join(folder, name), "w") as f:
+                f.write(text)
+
+    with one_run(out) as staged:
+        write(staged.folder, **{"results.md": "1", "nodes.png": "1"})
+        os.makedirs(os.path.join(staged.folder, "synthetic"))
+    assert staged.final([os.path.join(staged.folder, "results.md")]) == [
+        os.path.join(out, "results.md")]
+    first = sorted(os.listdir(out))
+    assert first == [".fastelm-run-files", "mine.txt", "nodes.png", "results.md", "synthetic"]
+    with pytest.raises(KeyboardInterrupt):
+        with one_run(out) as staged:
+            write(staged.folder, **{"results.md": "2"})
+            raise KeyboardInterrupt
+    assert sorted(os.listdir(out)) == sorted(first + [INCOMPLETE])
+    assert (tmp_path / "results.md").read_text() == "1"
+    assert (tmp_path / INCOMPLETE / "results.md").read_text() == "2"
+    assert (tmp_path / INCOMPLETE / "INCOMPLETE.md").is_file()
+    with pytest.raises(ValueError):  # an error before any file: no incomplete folder left
+        with one_run(out):
+            raise ValueError("bad setting")
+    assert sorted(os.listdir(out)) == first
+    with one_run(out) as staged:  # no nodes.png, no synthetic/ this time: they go
+        write(staged.folder, **{"results.md": "3"})
+    assert sorted(os.listdir(out)) == [".fastelm-run-files", "mine.txt", "results.md"]
+    assert (tmp_path / "results.md").read_text() == "3"
+    assert (tmp_path / ".fastelm-run-files").read_text() == "results.md\n"

@@ -8,12 +8,16 @@ refusing) those whose files are missing; ``skipped_notes`` says so in notes.md.
 ``read_template``/``fill`` turn a paper's notes template (a Markdown file of named blocks with
 ``{placeholders}``, beside its code) into text. ``limit_threads`` runs BLAS and Numba on a
 given number of threads; ``standardise`` scales inputs by training statistics.
+``one_run`` makes a command's output folder hold the files of one complete run: the run writes
+into ``OUT/incomplete-run/``, whose files replace the previous run's when it completes.
 """
 import csv
 import os
 import re
+import shutil
 import sys
 from collections import defaultdict
+from contextlib import contextmanager
 
 import numpy as np
 from sklearn.preprocessing import StandardScaler
@@ -181,3 +185,98 @@ def standardise(X_fit, *X_other):
     Returns a list, ``X_fit``'s first."""
     scaler = StandardScaler().fit(X_fit)
     return [scaler.transform(X) for X in (X_fit,) + X_other]
+
+
+# ---------------------------------------------------------------------------------------------
+# output folders: one complete run, or visibly incomplete
+
+INCOMPLETE = "incomplete-run"  # where a run writes until it completes (inside its folder)
+MANIFEST = ".fastelm-run-files"  # the names the last complete run wrote, one a line
+_NOTE = "INCOMPLETE.md"
+_NOTE_TEXT = ("# Incomplete run\n\nA run writes its files here and moves them up into {out} "
+              "when it completes. If no run is going, the run that wrote these files was "
+              "interrupted: they are partial, and the files in {out} are those of the last "
+              "complete run. The next run into {out} deletes this folder first.\n")
+
+
+class StagedRun:
+    """The output folder of a run that is being written (see :func:`one_run`): ``folder`` is
+    where the run writes, ``out_dir`` where its files go when it completes."""
+
+    def __init__(self, out_dir):
+        self.out_dir = out_dir
+        self.folder = os.path.join(out_dir, INCOMPLETE)
+
+    def final(self, value):
+        """``value`` (a path, or a dict, list or tuple holding paths) with every path under
+        ``folder`` moved to where :meth:`publish` puts it, under ``out_dir``."""
+        if isinstance(value, str):
+            if value == self.folder or value.startswith(self.folder + os.sep):
+                return self.out_dir + value[len(self.folder):]
+            return value
+        if isinstance(value, dict):
+            return {key: self.final(item) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(self.final(item) for item in value)
+        return value
+
+    def start(self):
+        """Make ``folder`` empty but for its INCOMPLETE.md note (the partial files of an
+        earlier interrupted run are deleted)."""
+        if os.path.isdir(self.folder):
+            shutil.rmtree(self.folder)
+        os.makedirs(self.folder)
+        with open(os.path.join(self.folder, _NOTE), "w", encoding="utf-8") as f:
+            f.write(_NOTE_TEXT.format(out=self.out_dir))
+
+    def publish(self):
+        """Replace the previous run's files in ``out_dir`` (those its manifest names, and any
+        of the new names) by the new run's, write the new manifest and delete ``folder``.
+        Files in ``out_dir`` that no run wrote are kept."""
+        os.remove(os.path.join(self.folder, _NOTE))
+        names = sorted(os.listdir(self.folder))
+        manifest = os.path.join(self.out_dir, MANIFEST)
+        previous = []
+        if os.path.isfile(manifest):
+            with open(manifest, encoding="utf-8") as f:
+                previous = [n for n in f.read().splitlines()
+                            if n and n not in (os.curdir, os.pardir, INCOMPLETE)
+                            and os.sep not in n and (not os.altsep or os.altsep not in n)]
+            os.remove(manifest)  # from here until the new one is written, no run is complete
+        for name in sorted(set(previous) | set(names)):
+            path = os.path.join(self.out_dir, name)
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            elif os.path.lexists(path):
+                os.remove(path)
+        for name in names:
+            os.replace(os.path.join(self.folder, name), os.path.join(self.out_dir, name))
+        os.rmdir(self.folder)
+        with open(manifest, "w", encoding="utf-8") as f:
+            f.write("".join(name + "\n" for name in names))
+
+
+@contextmanager
+def one_run(out_dir):
+    """The output folder of one command: all files of one complete run, or visibly incomplete.
+
+    Yields a :class:`StagedRun` whose ``folder`` (``out_dir/incomplete-run``, with a note
+    INCOMPLETE.md saying what it is) the run writes into. When the block ends normally, the
+    new files replace the previous run's in ``out_dir`` (:meth:`StagedRun.publish`); when it
+    raises (an error, Ctrl-C), ``out_dir`` keeps the previous complete run's files untouched
+    and ``incomplete-run/`` this run's partial ones (a line on stderr says so; a run stopped
+    before writing anything leaves no such folder), and the error propagates. Paths the run
+    returns point into ``folder``: ``staged.final(result)`` gives them where they end up.
+    """
+    staged = StagedRun(out_dir)
+    staged.start()
+    try:
+        yield staged
+    except BaseException:
+        if os.listdir(staged.folder) == [_NOTE]:  # stopped before writing: nothing to keep
+            shutil.rmtree(staged.folder)
+        else:
+            print(f"the run did not complete: {out_dir} keeps the files of its last complete "
+                  f"run; this run's partial files are in {staged.folder}", file=sys.stderr)
+        raise
+    staged.publish()

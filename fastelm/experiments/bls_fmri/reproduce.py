@@ -12,6 +12,7 @@ from ..._cli import (CommandError, check_output_dir, directory_option, run_comma
                      sklearn_seed_option)
 from ...datasets import make_synthetic_abide
 from .models import FASTELM_MODELS, default_models, describe
+from ..common import one_run
 from .outputs import write_outputs
 from .subjects import detect_atlas, load, subjects_and_folds
 from .protocol import (KINDS, FoldFeatures, bls_permutation_test, cv_splits, run_splits,
@@ -442,17 +443,20 @@ def run_from_args(args):
         except json.JSONDecodeError as error:
             raise ValueError(f"--settings: not JSON ({error})") from None
     out = check_output_dir(args.out)
-    common = dict(quick=args.quick, out_dir=out, seed=args.seed, data_dir=args.fmri_data,
-                  progress=not args.no_progress, features=args.features, sites=args.sites,
-                  atlas=args.atlas, strategy=args.strategy, settings=overrides)
-    if args.deep != "only":
-        result = run(**common, threads=args.threads or None)
-        print(result["table"])
-        print()
-        print(f"{result['seconds']:.1f} s; wrote " + ", ".join(result["files"]))
-    if args.deep:
-        start = time.perf_counter()
-        records = run_deep(**common)
-        print(f"deep comparators: {len(records)} fits in {time.perf_counter() - start:.1f} s; "
-              f"wrote {os.path.join(out, 'deep')}")
+    with one_run(out) as staged:
+        common = dict(quick=args.quick, out_dir=staged.folder, seed=args.seed,
+                      data_dir=args.fmri_data, progress=not args.no_progress,
+                      features=args.features, sites=args.sites, atlas=args.atlas,
+                      strategy=args.strategy, settings=overrides)
+        if args.deep != "only":
+            result = run(**common, threads=args.threads or None)
+            print(result["table"])
+            print()
+            print(f"{result['seconds']:.1f} s; wrote "
+                  + ", ".join(staged.final(result["files"])))
+        if args.deep:
+            start = time.perf_counter()
+            records = run_deep(**common)
+            print(f"deep comparators: {len(records)} fits in {time.perf_counter() - start:.1f} "
+                  f"s; wrote {os.path.join(out, 'deep')}")
     return 0

@@ -10,7 +10,7 @@ import numpy as np
 from ...de_elm import StrategySelection
 from ..._cli import (check_output_dir, directory_option, positive_int_option, run_command,
                      seed_option)
-from ..common import limit_threads, load_available
+from ..common import limit_threads, load_available, one_run
 from .outputs import write_outputs
 from .protocol import (DATASETS, LABELS, grid_table, hidden_table, load, main_table,
                        select_strategies, settings, share_table)
@@ -263,13 +263,15 @@ def run_from_args(args):
     """Run (or ``--merge``) what the parsed command line (:func:`build_parser`) asks; print
     notes.md."""
     check_output_dir(args.out)
-    if args.merge:
-        result = merge(args.out, args.merge, settings=_reported_settings(args.merge))
-    else:
-        result = run(quick=args.quick, out_dir=args.out, seed=args.seed, runs=args.runs,
-                     data_home=args.data, progress=not args.no_progress,
-                     mushroom_runs=args.mushroom_runs, datasets=args.datasets,
-                     overrides=args.settings, threads=args.threads)
+    with one_run(args.out) as staged:
+        if args.merge:
+            result = merge(staged.folder, args.merge, settings=_reported_settings(args.merge))
+        else:
+            result = run(quick=args.quick, out_dir=staged.folder, seed=args.seed,
+                         runs=args.runs, data_home=args.data, progress=not args.no_progress,
+                         mushroom_runs=args.mushroom_runs, datasets=args.datasets,
+                         overrides=args.settings, threads=args.threads)
+    result = staged.final(result)
     with open(result["paths"]["notes"], encoding="utf-8") as f:
         print(f.read())
     return 0

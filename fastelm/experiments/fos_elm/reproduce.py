@@ -7,7 +7,8 @@ import numpy as np
 
 from ..._cli import (check_output_dir, directory_option, positive_int_option, run_command,
                      seed_option)
-from ..common import QUICK_HEADING, load_available, skipped_notes, summarize, write_table
+from ..common import (QUICK_HEADING, load_available, one_run, skipped_notes, summarize,
+                      write_table)
 from ..common import progress as progress_bar
 from .outputs import check_claim, notes_text, plot_nodes, timings_text
 from .protocol import (DATASETS, FULL_REPEATS, KEYS, LABELS, MODELS, QUICK_REPEATS, VALUES,
@@ -144,8 +145,11 @@ def run_from_args(args):
         print(tune_text(chosen))
         return 0
     check_output_dir(args.out)
-    result = run(quick=args.quick, out_dir=args.out, seed=args.seed, repeats=args.repeats,
-                 data_home=args.data, progress=not args.no_progress, datasets=args.datasets)
+    with one_run(args.out) as staged:
+        result = run(quick=args.quick, out_dir=staged.folder, seed=args.seed,
+                     repeats=args.repeats, data_home=args.data, progress=not args.no_progress,
+                     datasets=args.datasets)
+    result = staged.final(result)
     print(result["table"])
     print()
     held = sum(c["holds"] for c in result["checks"].values())
