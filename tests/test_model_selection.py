@@ -44,7 +44,7 @@ def assert_same_search(ours, grid):
     np.testing.assert_array_equal(ours.cv_results_["rank_test_score"],
                                   grid.cv_results_["rank_test_score"])
     assert ours.best_params_ == grid.best_params_
-    assert ours.best_score_ == pytest.approx(grid.best_score_, rel=RTOL)
+    assert ours.best_score_ == pytest.approx(grid.best_score_, rel=RTOL, nan_ok=True)
 
 
 # 240 rows in 5 folds: 192 training rows, so the 250-node points take the dual form
@@ -840,3 +840,54 @@ def test_dask_inputs_with_loo_are_refused():
     with pytest.raises(ValueError, match="in memory"):
         ELMRegressorCV(n_hidden=10, cv="loo").fit(da.from_array(X, chunks=(30, 6)),
                                                   da.from_array(y, chunks=30))
+
+
+# 3 classes, class 2 in two rows: the test rows of splits 0 and 2 lack it (their training rows
+# have every class), so a probability scorer cannot score those splits
+RARE_Y = np.r_[np.zeros(29), np.ones(29), [2, 2]].astype(int)
+RARE_CV = [(np.r_[0:20, 30:50, 58, 59], np.r_[20:30, 50:58]),
+           (np.r_[10:30, 40:58, 59], np.r_[0:10, 30:40, 58]),
+           (np.r_[0:40, 58, 59], np.r_[40:58])]
+
+
+@pytest.mark.parametrize("Est, Base, penalty, small", [
+    (ELMClassifierCV, ELMClassifier, "alpha", dict(n_hidden=12)),
+    (BLSClassifierCV, BLSClassifier, "reg", dict(n_windows=2, nodes_per_window=3,
+                                                n_enhancement=10))])
+@pytest.mark.parametrize("scoring", ["roc_auc_ovr", "neg_log_loss"])
+def test_cv_scores_failed_splits_as_grid_search_error_score(Est, Base, penalty, small,
+                                                            scoring):
+    """Issue 25 item 8: a scorer that raises on a split (its test rows lack a class) gives
+    that split error_score (NaN by default) and one warning naming the splits, as
+    GridSearchCV; error_score='raise' names the split (it raised scikit-learn's ValueError,
+    no split named, from deep in the search)."""
+    X = np.random.default_rng(0).normal(size=(60, 4))
+    grid_values = [1e-3, 1.0]
+    kw = dict(small, random_state=1)
+    with pytest.warns(UserWarning, match=r"failed on split\(s\) 0, 2 \(2 of 3; split 0: "):
+        searched, base_grid = {penalty + "s": grid_values}, {penalty: grid_values}
+        if Est is ELMClassifierCV:  # one hidden size, searched as such
+            searched["hidden_sizes"] = base_grid["n_hidden"] = [small["n_hidden"]]
+        ours = Est(**searched, cv=RARE_CV, scoring=scoring, direct_links=False,
+                   **kw).fit(X, RARE_Y)
+    with pytest.warns(UserWarning):
+        grid = GridSearchCV(Base(**kw), base_grid, cv=RARE_CV, scoring=scoring).fit(X, RARE_Y)
+    assert np.isnan(ours.cv_results_["split0_test_score"]).all()
+    assert np.isfinite(ours.cv_results_["split1_test_score"]).all()
+    assert_same_search(ours, grid)
+    with pytest.raises(ValueError, match=rf"scoring='{scoring}' failed on split 0 \("):
+        Est(cv=RARE_CV, scoring=scoring, error_score="raise", **kw).fit(X, RARE_Y)
+    with pytest.warns(UserWarning, match="error_score=-5.0"):
+        low = Est(cv=RARE_CV, scoring=scoring, error_score=-5.0, **kw).fit(X, RARE_Y)
+    assert (low.cv_results_["split2_test_score"] == -5.0).all()
+
+
+@pytest.mark.parametrize("Est", [ELMClassifierCV, BLSClassifierCV, ELMRegressorCV,
+                                 BLSRegressorCV])
+@pytest.mark.parametrize("scoring", [["accuracy", "f1_macro"], ("r2",), {"a": "accuracy"}])
+def test_cv_refuses_several_metrics_in_one_line(Est, scoring):
+    """Issue 25 item 9: a list, tuple or dict of metrics is refused in one line that says what
+    takes them (it was ``TypeError: float() argument ...`` from deep in the search)."""
+    X, y = classification_data(n=60)
+    with pytest.raises(ValueError, match=r"^scoring=.*: one metric only .*refit=NAME"):
+        Est(cv=3, scoring=scoring).fit(X, y)

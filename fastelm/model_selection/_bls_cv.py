@@ -93,7 +93,8 @@ class _BLSCV(_SearchCV, _BLS):
                  preprocessing: str = "minmax",
                  direct_links: bool | Sequence[bool] = (False, True), cv: CV | str = None,
                  scoring: Scoring = None, random_state: RandomState = None,
-                 dtype: DType = "float64", shared_layer: bool = False):
+                 dtype: DType = "float64", shared_layer: bool = False,
+                 error_score: str | float = np.nan):
         self.n_windows = n_windows
         self.nodes_per_window = nodes_per_window
         self.n_enhancement = n_enhancement
@@ -107,6 +108,7 @@ class _BLSCV(_SearchCV, _BLS):
         self.random_state = random_state
         self.dtype = dtype
         self.shared_layer = shared_layer
+        self.error_score = error_score
 
     def _direct_links(self):
         return self.__dict__.get("direct_links_", False)
@@ -298,7 +300,7 @@ _BLS_PARAMS_DOC = """
         holds them.
     direct_links : bool or list of bool, default=(False, True)
         I = [X' | Z | E] (``BLSRegressor(direct_links=True)``); a list is searched.
-    cv, scoring :
+    cv, scoring, error_score :
         As in ``ELMRegressorCV``. With cv='loo' or 'gcv' the layer is fitted once on all
         rows, as with ``shared_layer=True``: the hat-matrix algebra holds I fixed.
     shared_layer : bool, default=False

@@ -104,7 +104,8 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
                  direct_links: bool | Sequence[bool] = (False, True), cv: CV | str = None,
                  scoring: Scoring = None, random_state: RandomState = None,
                  dtype: DType = "float64",
-                 weight_scale: str | float | Sequence[str | float] = "auto"):
+                 weight_scale: str | float | Sequence[str | float] = "auto",
+                 error_score: str | float = np.nan):
         self.n_hidden = n_hidden  # type: ignore[assignment]  # None: chosen by fit
         self.activation = activation
         self.alphas = alphas
@@ -115,6 +116,7 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         self.random_state = random_state
         self.dtype = dtype
         self.weight_scale = weight_scale  # type: ignore[assignment]  # a grid
+        self.error_score = error_score
 
     def _feature_map(self):
         fmap = HiddenMap(self.W_, self.b_, check_activation(self.activation_))
@@ -398,7 +400,13 @@ _ELM_PARAMS_DOC = """
     scoring : str or callable, default=None
         None: minus the mean squared error of the readout targets (one-hot for classifiers),
         computed from the Gram sums. Otherwise a scikit-learn scorer, computed on each split's
-        predictions at every grid point (one more pass over each fold's rows).
+        predictions at every grid point (one more pass over each fold's rows). One metric
+        only: a list, tuple or dict of them is refused (``GridSearchCV`` over the base
+        estimator takes several, with ``refit`` naming one).
+    error_score : 'raise' or float, default=np.nan
+        The score of a split on which ``scoring`` raises (e.g. ``'roc_auc_ovr'`` on a test
+        fold that lacks a class), with one warning naming those splits, as in
+        ``GridSearchCV``; 'raise': a ValueError naming the split.
     random_state : int, numpy Generator or None
         Seeds the layer, as in ``ELMRegressor``.
     dtype : {'float64', 'float32'}, default='float64'

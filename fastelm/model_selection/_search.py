@@ -24,6 +24,7 @@ from __future__ import annotations
 import copy
 import itertools
 import numbers
+import warnings
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TypeAlias
 
@@ -33,7 +34,7 @@ from sklearn.base import is_classifier
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid, check_cv
 
-from .._validation import Interval, check_positive_int
+from .._validation import Interval, StrOptions, check_positive_int
 from ..bls import serial_if_small
 from ._fold_sums import _fold_grid
 from .._hat import HAT_CV, PENALTY_EXPONENTS, scaled_grid
@@ -43,7 +44,8 @@ from .._hat import HAT_CV, PENALTY_EXPONENTS, scaled_grid
 GRID: list = [None, "array-like", Interval(numbers.Real, 0, None, closed="neither")]
 SEARCH_CONSTRAINTS: dict[str, list] = {
     "cv": [None, "cv_object", str],  # which strings: check_cv_string's message
-    "scoring": [None, str, callable, list, tuple, dict],
+    "scoring": [None, str, callable, list, tuple, dict],  # several: _check_scorer's message
+    "error_score": [StrOptions({"raise"}), numbers.Real],
     "direct_links": ["boolean", "array-like"],
 }
 
@@ -131,6 +133,10 @@ def _check_scorer(scoring, base):
     base estimator can serve; ValueError naming ``scoring`` otherwise."""
     if scoring is None:
         return None
+    if isinstance(scoring, (list, tuple, set, dict)):
+        raise ValueError(f"scoring={scoring!r}: one metric only (a string or a callable); for "
+                         f"several metrics use GridSearchCV(..., scoring={scoring!r}, "
+                         "refit=NAME) over the base estimator")
     try:
         scorer = check_scoring(base, scoring=scoring)
     except (ValueError, TypeError) as error:
@@ -229,6 +235,7 @@ class _SearchCV:
         n_splits = len(folds)
         table = np.empty((len(scales or [None]) * len(links), n_penalties, len(sizes or [0]),
                           n_splits))
+        failed: dict[int, Exception] = {}  # split -> its first scoring error
         for li, link in self._passes(links, scales):
             for k, fold in enumerate(self._folds_data(X, y, T, folds, link, scorer is not None)):
                 with serial_if_small(fold.work):
@@ -238,9 +245,26 @@ class _SearchCV:
                         if scorer is None:
                             table[li, a, s, k] = -value
                         else:
-                            view = _scored_view(template, value)
-                            table[li, a, s, k] = scorer(view, X[fold.test], y[fold.test])
-        return self._store_results(table, sizes, links, scales)
+                            table[li, a, s, k] = self._score(
+                                scorer, _scored_view(template, value), X[fold.test],
+                                y[fold.test], k, failed)
+        result = self._store_results(table, sizes, links, scales)
+        if failed:
+            _warn_failed(self.scoring, self.error_score, failed, n_splits,
+                         np.isfinite(self.cv_results_["mean_test_score"]).any())
+        return result
+
+    def _score(self, scorer, view, X_test, y_test, split, failed):
+        """``scorer(view, X_test, y_test)``; if it raises, ``error_score`` (its error kept in
+        ``failed[split]``), or with error_score='raise' a ValueError naming the split."""
+        try:
+            return scorer(view, X_test, y_test)
+        except Exception as error:
+            if self.error_score == "raise":
+                raise ValueError(f"scoring={self.scoring!r} failed on split {split} "
+                                 f"({type(error).__name__}: {error})") from error
+            failed.setdefault(split, error)
+            return self.error_score
 
     def _search_hat(self, X, T, sizes, links, kind, scales=None):
         """cv='loo' or 'gcv': every grid point scored on all rows by ``fastelm._hat.hat_scores``,
@@ -277,6 +301,20 @@ class _SearchCV:
         self.best_score_ = float(mean[self.best_index_])
         self.n_splits_ = n_splits
         return rows[self.best_index_]
+
+
+def _warn_failed(scoring, error_score, failed, n_splits, any_finite):
+    """One warning naming the splits whose scoring failed (``failed``: split -> first error),
+    as ``GridSearchCV`` sets their scores to ``error_score``."""
+    splits = sorted(failed)
+    first = failed[splits[0]]
+    named = ", ".join(map(str, splits[:10])) + (", ..." if len(splits) > 10 else "")
+    reason = " ".join(str(first).split())
+    warnings.warn(f"scoring={scoring!r} failed on split(s) {named} ({len(splits)} of "
+                  f"{n_splits}; split {splits[0]}: {type(first).__name__}: {reason}); their "
+                  f"scores are error_score={error_score!r}"
+                  + ("" if any_finite else "; no grid point has a finite mean score, so "
+                     "best_params_ is the first point"), UserWarning, stacklevel=4)
 
 
 def _splits(cv, X, y, classifier):
