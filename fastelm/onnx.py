@@ -10,13 +10,15 @@ ELM, OS-ELM, FOS-ELM (docs/algorithms.md §1, §2, §4)::
 
 BLS (docs/algorithms.md §5)::
 
-    X' = (X − offset)·gain                'minmax': Sub, Mul  ('reference': row z-score)
+    X' = (X − offset)·gain                'minmax': Sub, Mul  ('reference': row z-score,
+                                          rows of extreme magnitude rescaled first)
     Z = ((X' W_s + 0.1 w_s) − offset_z)·gain_z                  MatMul, Add, Sub, Mul
     E_g = tanh(l_g (Z Wh_g + 0.1 wh_g))   one group per ``add_enhancement_nodes`` call
     scores = [Z | E_1 | …] beta           Concat, MatMul
 
 Regressors output ``variable`` (n,) or (n, m) like ``predict``; classifiers output ``label``
-(``classes_[argmax scores]``: ArgMax, Gather) and ``probabilities`` (Softmax of the scores,
+(``classes_[argmax scores]``: ArgMax, Gather; in the dtype of ``classes_``, str as ONNX
+strings, and a TypeError for labels ONNX cannot hold, e.g. datetime64) and ``probabilities`` (Softmax of the scores,
 as ``predict_proba``), and with ``options={'decision_function': True}`` the raw ``scores``.
 Weights are stored in the model's dtype (float32 or float64) and every product runs in it, as
 in fastelm; the input takes X_sample's dtype (float32 or float64) and is cast when it differs.
@@ -125,16 +127,26 @@ def _scores_elm(g, model, x):
 
 
 def _zscore_rows(g, x, n_features, dtype):
-    """(x − mean) / sd per row (ddof=1; sd 0 → 1), the statistics in float64 as in fastelm."""
+    """(x/m − mean) / sd per row (ddof=1; sd 0 → 1/m), the statistics in float64, as the
+    kernel ``zscore_rows``: m = max |x| of the row when it is outside [ZSCORE_SAFE_MIN,
+    ZSCORE_SAFE_MAX] (and not 0), else 1, so that squares neither overflow nor underflow."""
     from onnx import TensorProto
 
+    from ._kernels.bls import ZSCORE_SAFE_MAX, ZSCORE_SAFE_MIN
+
     xd = x if dtype == np.float64 else g.node("Cast", [x], to=TensorProto.DOUBLE)
+    m = g.node("ReduceMax", [g.node("Abs", [xd])], axes=[1], keepdims=1)
+    outside = g.node("Or", [g.node("Greater", [m, g.const(np.array(ZSCORE_SAFE_MAX))]),
+                            g.node("Less", [m, g.const(np.array(ZSCORE_SAFE_MIN))])])
+    rescale = g.node("And", [outside, g.node("Greater", [m, g.const(np.array(0.0))])])
+    scale = g.node("Where", [rescale, m, g.const(np.array(1.0))], "row_scale")
+    xd = g.node("Div", [xd, scale])
     centred = g.node("Sub", [xd, g.node("ReduceMean", [xd], axes=[1], keepdims=1)])
     if n_features > 1:
         ss = g.node("ReduceSumSquare", [centred], axes=[1], keepdims=1)
         sd = g.node("Sqrt", [g.node("Div", [ss, g.const(np.array(n_features - 1.0))])])
         zero = g.node("Equal", [sd, g.const(np.array(0.0))])
-        sd = g.node("Where", [zero, g.const(np.array(1.0)), sd])
+        sd = g.node("Where", [zero, g.node("Reciprocal", [scale]), sd])
         centred = g.node("Div", [centred, sd])
     return centred if dtype == np.float64 else g.node("Cast", [centred], to=TensorProto.FLOAT)
 
@@ -166,17 +178,30 @@ def _scores_bls(g, model, x):
                   "scores")
 
 
-def _class_labels(classes):
-    """classes_ as an ONNX-storable array: int64, float64 or str."""
-    if classes.dtype.kind in "iub":
-        return classes.astype(np.int64)
-    if classes.dtype.kind == "f":
-        return classes.astype(np.float64)
-    return np.array([str(c) for c in classes], dtype=object)
+def _class_labels(classes, exact=True):
+    """classes_ as the ONNX tensor the ``label`` output gathers from, so that it equals
+    ``predict``: in their own dtype (bool, (u)int8-64, float16-64; str, or an object array of
+    str, as ONNX strings), or with ``exact=False`` (skl2onnx's converter, whose ZipMap takes
+    int64 or str labels) as int64, float64 or str when those hold the same values. A TypeError
+    for labels that ONNX cannot hold (datetime64, complex, bytes, long double, mixed objects).
+    """
+    kind = classes.dtype.kind
+    if kind == "U" or (kind == "O" and all(isinstance(c, str) for c in classes)):
+        return np.array([str(c) for c in classes], dtype=object)
+    if kind in "biuf" and classes.dtype.itemsize <= 8:
+        if exact:
+            return classes
+        if kind != "u" or classes.max() <= np.iinfo(np.int64).max:
+            return classes.astype(np.float64 if kind == "f" else np.int64)
+    raise TypeError(f"classes_ of dtype {classes.dtype} (e.g. {classes[0]!r}) cannot be "
+                    f"exported as ONNX labels equal to predict's"
+                    + ("" if exact else " through skl2onnx (int64, float64 or str labels)")
+                    + ": refit on integer, float, bool or str labels")
 
 
-def _emit(g, model, family, classifier, x, out_names, options):
-    """Add the prediction graph of ``model`` reading input ``x``; outputs named ``out_names``."""
+def _emit(g, model, family, classifier, x, out_names, options, exact=True):
+    """Add the prediction graph of ``model`` reading input ``x``; outputs named ``out_names``
+    (``exact``: the labels' dtype, ``_class_labels``)."""
     scores = (_scores_elm if family == "elm" else _scores_bls)(g, model, x)
     if not classifier:
         if getattr(model, "_y_1d", False):
@@ -186,20 +211,20 @@ def _emit(g, model, family, classifier, x, out_names, options):
             g.node("Identity", [scores], outputs=[out_names[0]])
         return
     index = g.node("ArgMax", [scores], "index", axis=1, keepdims=0)
-    g.node("Gather", [g.const(_class_labels(model.classes_), "classes"), index],
+    g.node("Gather", [g.const(_class_labels(model.classes_, exact), "classes"), index],
            outputs=[out_names[0]], axis=0)
     g.node("Softmax", [scores], outputs=[out_names[1]], axis=1)
     if options.get("decision_function", False):
         g.node("Identity", [scores], outputs=[out_names[2]])
 
 
-def _output_specs(model, family, classifier, options):
+def _output_specs(model, family, classifier, options, exact=True):
     """(name, numpy dtype, shape) of each output."""
     dtype = _dtype(model, family)
     if not classifier:
         shape = [None] if getattr(model, "_y_1d", False) else [None, model.beta_.shape[1]]
         return [("variable", dtype, shape)]
-    labels = _class_labels(model.classes_)
+    labels = _class_labels(model.classes_, exact)
     specs = [("label", labels.dtype, [None]),
              ("probabilities", dtype, [None, len(model.classes_)])]
     if options.get("decision_function", False):
@@ -208,11 +233,10 @@ def _output_specs(model, family, classifier, options):
 
 
 def _tensor_type(dtype):
-    from onnx import TensorProto
+    from onnx import TensorProto, helper
 
-    return {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float64): TensorProto.DOUBLE,
-            np.dtype(np.int64): TensorProto.INT64,
-            np.dtype(object): TensorProto.STRING}[np.dtype(dtype)]
+    dtype = np.dtype(dtype)
+    return TensorProto.STRING if dtype == object else helper.np_dtype_to_tensor_dtype(dtype)
 
 
 def to_onnx(model: BaseEstimator, X_sample: ArrayLike, *, target_opset: int | None = None,
@@ -307,8 +331,8 @@ def _skl2onnx_shape(operator):
     family, classifier = _kind(model)
     types = {np.dtype(np.float32): FloatTensorType, np.dtype(np.float64): DoubleTensorType,
              np.dtype(np.int64): Int64TensorType, np.dtype(object): StringTensorType}
-    for variable, (_, dtype, shape) in zip(operator.outputs,
-                                           _output_specs(model, family, classifier, {})):
+    for variable, (_, dtype, shape) in zip(
+            operator.outputs, _output_specs(model, family, classifier, {}, exact=False)):
         variable.type = types[np.dtype(dtype)](shape)
 
 
@@ -324,7 +348,8 @@ def _skl2onnx_convert(scope, operator, container):
     dtype = _dtype(model, family)
     if operator.inputs[0].type.to_onnx_type().tensor_type.elem_type != _tensor_type(dtype):
         x = g.node("Cast", [x], to=_tensor_type(dtype))
-    _emit(g, model, family, classifier, x, [v.full_name for v in operator.outputs], {})
+    _emit(g, model, family, classifier, x, [v.full_name for v in operator.outputs], {},
+          exact=False)
     container.initializers.extend(g.initializers)
     for node in g.nodes:
         attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}

@@ -242,3 +242,70 @@ def test_skl2onnx_defaults_work_on_a_float64_classifier_in_a_pipeline(cls):
     outputs = session.run(None, {session.get_inputs()[0].name: X})
     np.testing.assert_array_equal(outputs[0], pipe.predict(X))
     np.testing.assert_allclose(np.column_stack(outputs[1:]), pipe.predict_proba(X), atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_bls_reference_rows_of_extreme_magnitude_equal_predict(dtype):
+    """Issue 25 item 5: the graph rescales a row whose largest magnitude is outside [1e-150,
+    1e150] before its z-score, as the kernel does (rows of 1e200 or 1e-160 gave finite but
+    wrong outputs, 0.84 off on O(1) targets); zero and constant rows too."""
+    X, y = _data(0)
+    model = BLSRegressor(n_windows=2, nodes_per_window=4, n_enhancement=30, reg=1e-3,
+                         preprocessing="reference", random_state=0, dtype="float64").fit(X, y)
+    rows = X[:8] * np.array([1e200, 1e-160, 1e300, 1e-300, 1e150, 1e-150, 3.0, 1.0])[:, None]
+    rows = np.vstack([rows, np.zeros((1, 6)), np.full((1, 6), 1e200)])
+    if dtype == np.float32:
+        rows = np.vstack([X[:4] * 1e30, X[4:8] * 1e-30])  # what float32 holds
+    (got,) = _run(to_onnx(model, rows[:1].astype(dtype)), rows.astype(dtype))
+    expected = model.predict(rows.astype(dtype))
+    assert np.isfinite(expected).all()
+    _assert_close(got, expected, np.float64)
+
+
+@pytest.mark.parametrize("Est", ["BLSClassifierCV", "BLSRegressorCV"])
+@pytest.mark.parametrize("links", [[False, True], (True,), np.array([True, False])])
+def test_cv_estimator_with_a_list_of_direct_links_exports_its_choice(Est, links):
+    """Issue 25 item 10: a CV estimator whose direct_links is a list (the grid) exports the
+    layout it chose (``direct_links_``), and onnxruntime loads and runs it."""
+    import fastelm
+
+    classifier = "Classifier" in Est
+    X, y = _data(3 if classifier else 0)
+    model = getattr(fastelm, Est)(n_windows=2, nodes_per_window=4, n_enhancement=30,
+                                  direct_links=links, random_state=0).fit(X, y)
+    _check_round_trip(model, X, np.float64, classifier)
+
+
+LABELS = {"bool": np.array([False, True, True]), "int8": np.array([-3, 5, 7], dtype=np.int8),
+          "uint8": np.array([0, 200, 255], dtype=np.uint8),
+          "int32": np.array([-7, 0, 2**31 - 1], dtype=np.int32),
+          "uint64": np.array([0, 2**63 + 1, 2**64 - 1], dtype=np.uint64),
+          "float16": np.array([-1.0, 0.0, 2048.0], dtype=np.float16),
+          "float32": np.array([1.0, 2.0, 3.0], dtype=np.float32),
+          "str": np.array(["a", "bb", "ccc"]), "object-str": np.array(["x", "y", "z"], object)}
+
+
+@pytest.mark.parametrize("kind", list(LABELS))
+def test_labels_of_every_dtype_equal_predict(kind):
+    """Issue 25 item 14: the label output equals predict, dtype and value, for every label
+    dtype numpy and ONNX hold (uint64 labels above 2**63 came out negative, bool and int8 as
+    int64); labels ONNX cannot hold are refused in one line."""
+    X, y = _data(3)
+    if kind == "bool":
+        y = (y > 0).astype(int)
+    labels = LABELS[kind][y]
+    model = ELMClassifier(n_hidden=20, random_state=0).fit(X, labels)
+    label, _ = _run(to_onnx(model, X[:1]), X)
+    expected = model.predict(X)
+    assert label.dtype == (object if expected.dtype.kind == "U" else expected.dtype)
+    np.testing.assert_array_equal(label, expected)
+
+
+@pytest.mark.parametrize("labels", [
+    np.array(["2020-01-01", "2021-01-01", "2022-01-01"], dtype="datetime64[D]"),
+    np.array([1, 2, 3], dtype="timedelta64[s]")])
+def test_labels_onnx_cannot_hold_are_refused(labels):
+    X, y = _data(3)
+    model = ELMClassifier(n_hidden=20, random_state=0).fit(X, labels[y])
+    with pytest.raises(TypeError, match=r"^classes_ of dtype .* cannot be exported as ONNX "):
+        to_onnx(model, X[:1])
