@@ -26,6 +26,7 @@ fused call (or of every ``predict`` and ``partial_fit``).
 """
 from __future__ import annotations
 
+import inspect
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -33,6 +34,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.sparse import issparse
+from sklearn.base import BaseEstimator, is_regressor
 
 from ._threads import thread_limit
 from ._validation import check_positive_int
@@ -80,6 +82,30 @@ class PrequentialResult:
         return float(np.nanmean(scored)) if np.isfinite(scored).any() else float("nan")
 
 
+def _check_learner(model: object, takes_classes: bool) -> None:
+    """A one-line error saying what ``prequential`` needs, unless ``model`` is an online
+    classifier: ``predict`` and ``partial_fit`` (TypeError), not a regressor (ValueError:
+    accuracy needs labels), a ``partial_fit`` that takes ``classes=`` when it is given."""
+    name = type(model).__name__
+    missing = [m for m in ("predict", "partial_fit") if not callable(getattr(model, m, None))]
+    if missing:
+        raise TypeError(f"prequential needs an online classifier (predict and partial_fit: "
+                        f"test, then train); {name} has no {' or '.join(missing)}: use e.g. "
+                        "OSELMClassifier or FOSELMClassifier")
+    if isinstance(model, BaseEstimator) and is_regressor(model):
+        raise ValueError(f"prequential scores the accuracy of predicted labels; {name} is a "
+                         "regressor: use an online classifier such as OSELMClassifier")
+    if takes_classes:
+        try:
+            parameters = inspect.signature(model.partial_fit).parameters
+        except (TypeError, ValueError):  # no signature to read: let partial_fit say
+            return
+        if "classes" not in parameters and not any(
+                p.kind is p.VAR_KEYWORD for p in parameters.values()):
+            raise ValueError(f"{name}.partial_fit takes no classes=: call prequential(..., "
+                             "classes=None)")
+
+
 def prequential(model: OnlineLearner, X: ArrayLike, y: ArrayLike, *, chunk_size: int = 100,
                 window: int = 1000, classes: ArrayLike | str | None = "all", fused: bool = True
                 ) -> PrequentialResult:
@@ -114,6 +140,7 @@ def prequential(model: OnlineLearner, X: ArrayLike, y: ArrayLike, *, chunk_size:
     if rows.ndim != 2 or y.ndim != 1 or rows.shape[0] != len(y):
         raise ValueError(f"X must be 2-D and y 1-D with as many rows; got X {rows.shape}, "
                          f"y {y.shape}")
+    _check_learner(model, classes is not None)
     first_kw = {} if classes is None else \
         {"classes": np.unique(y) if isinstance(classes, str) and classes == "all" else classes}
     n = len(y)

@@ -206,3 +206,28 @@ def test_bad_arguments():
         prequential(_Recorder(), np.zeros((5, 1)), np.zeros(5), window=-1)
     with pytest.raises(ValueError, match="as many rows"):
         prequential(_Recorder(), np.zeros((5, 1)), np.zeros(4))
+
+
+def test_what_the_learner_lacks_is_one_line():
+    """Issue 25 item 12: a learner without partial_fit or predict, a regressor, or a
+    partial_fit without ``classes=`` is told in one line what prequential needs (it was a raw
+    AttributeError or "unexpected keyword argument 'classes'")."""
+    from fastelm import ELMClassifier, OSELMRegressor
+
+    X, y = np.zeros((20, 2)), np.arange(20) % 2
+    with pytest.raises(TypeError, match=r"^prequential needs an online classifier .* object "
+                                        r"has no predict or partial_fit"):
+        prequential(object(), X, y)
+    with pytest.raises(TypeError, match=r"ELMClassifier has no partial_fit: use e\.g\. "):
+        prequential(ELMClassifier(), X, y)
+    with pytest.raises(ValueError, match="OSELMRegressor is a regressor"):
+        prequential(OSELMRegressor(n_hidden=3), X, y)
+
+    class NoClasses(_Recorder):
+        def partial_fit(self, X, y):
+            return super().partial_fit(X, y)
+
+    with pytest.raises(ValueError, match=r"NoClasses.partial_fit takes no classes=: call "
+                                         r"prequential\(\.\.\., classes=None\)"):
+        prequential(NoClasses(), X, y)
+    assert prequential(NoClasses(), X, y, classes=None, chunk_size=5).correct.shape == (20,)
