@@ -5,8 +5,10 @@ types, an estimator either refuses the input with a one-line ``ValueError``/``Ty
 fits and predicts finite outputs of the right shape (classes among the labels seen). The
 readers either read a file or refuse it with a ``DataFormatError``/``DataNotFoundError``.
 
-The default run keeps every test to a few examples (under a minute in all);
-``FASTELM_FUZZ_EXAMPLES=2000 python -m pytest tests/test_fuzz.py`` is the thorough run.
+The random call sequences (fit, partial_fit, add_rows, add_enhancement_nodes, set_params,
+forget, remove_rows, pickle, predict) on OS-ELM, FOS-ELM and BLS are checked against a refit
+oracle after every call. The default run keeps every test to a few examples (under a minute in
+all); ``FASTELM_FUZZ_EXAMPLES=2000 python -m pytest tests/test_fuzz.py`` is the thorough run.
 """
 import os
 import warnings
@@ -318,3 +320,132 @@ def test_memory_estimate_of_an_elm():
     assert fit_bytes(10**9, 4, np.float64, 40) == 5 * 8 * 10**9 + 16 * 40**2
     assert fit_bytes(40_000, 4, np.float32, None) == 5 * 4 * 40_000 + 16 * 40_000**2
     ELMRegressor(n_hidden=50, random_state=0).fit(np.eye(4), np.arange(4.0))  # small: no error
+
+
+# ------------------------------------------------------------------ sequences of calls
+# A random sequence of calls on an incremental estimator against a refit oracle (issue 25):
+# after every call the model predicts what a model refitted from scratch on the rows it holds
+# predicts (same fitted parameters, same layer), a set_params moves no prediction, a pickle
+# round trip changes no bit, and an incremental call after a parameter changed since fit is
+# refused in one line with the model unchanged.
+
+_POOL = np.random.default_rng(5).standard_normal((300, 3))
+_POOL_Y = np.sin(2 * _POOL).sum(axis=1) + 0.3 * _POOL[:, 0]
+_PROBE = np.random.default_rng(6).standard_normal((15, 3))
+_SEQUENCE_RTOL = 1e-6  # of the predictions' scale: Woodbury up/downdates against one solve
+
+
+def _oselm_oracle(model, fitted, rows):
+    return clone(model).set_params(**fitted).fit(_POOL[rows], _POOL_Y[rows]).predict(_PROBE)
+
+
+def _bls_oracle(model, fitted, rows):
+    """ridge on the broad features of the rows held, at the fitted penalty (the windows,
+    scalings and nodes are the model's own: docs/algorithms.md §5)."""
+    F = model.broad_features(_POOL[rows])
+    beta = np.linalg.solve(F.T @ F + fitted["reg"] * np.eye(F.shape[1]), F.T @ _POOL_Y[rows])
+    return model.broad_features(_PROBE) @ beta
+
+
+_INCREMENTAL = {
+    "OSELMRegressor": dict(
+        make=lambda: OSELMRegressor(n_hidden=8, alpha=1e-2, random_state=0),
+        oracle=_oselm_oracle, add=("partial_fit",), remove="forget",
+        changes=[("alpha", 0.1), ("activation", "sigmoid"), ("direct_links", True),
+                 ("n_hidden", 6), ("random_state", 7), ("weight_scale", 1.0)]),
+    "FOSELMRegressor": dict(  # delta=0 prunes no node: the refit is one batch solve
+        make=lambda: FOSELMRegressor(n_hidden=8, alpha=1e-2, delta=0.0, min_nodes=2,
+                                     efast_samples=70, efast_interference=2, random_state=0),
+        oracle=_oselm_oracle, add=("partial_fit",), remove="forget",
+        changes=[("alpha", 0.1), ("activation", "sigmoid"), ("n_hidden", 6),
+                 ("random_state", 7), ("delta", 0.0)]),
+    "BLSRegressor": dict(
+        make=lambda: BLSRegressor(n_windows=2, nodes_per_window=3, n_enhancement=6, reg=1e-2,
+                                  random_state=0),
+        oracle=_bls_oracle, add=("partial_fit", "add_rows"), remove="remove_rows",
+        changes=[("reg", 0.1), ("preprocessing", "reference"), ("direct_links", True),
+                 ("shrink", 0.5), ("n_enhancement", 4), ("random_state", 3)]),
+}
+_CALLS = ["fit", "add", "add", "remove", "set_params", "pickle", "nodes"]
+
+
+def _apply(model, spec, call, rows, seed, state):
+    """One call on ``model``; ``state`` holds the chunks of rows learned (in order), the
+    parameters at the last fit and those set since. Returns the model (a pickle round trip
+    gives a new one)."""
+    import pickle
+
+    fitted = state["fitted"]
+    changed = fitted is not None and any(  # a new random_state keeps the fitted layer
+        state["params"][k] != fitted[k] for k in fitted if k != "random_state")
+    if call == "set_params":
+        name, value = spec["changes"][seed % len(spec["changes"])]
+        before = model.predict(_PROBE) if fitted is not None else None
+        model.set_params(**{name: value})
+        state["params"] = dict(state["params"], **{name: value})
+        if before is not None:
+            assert np.array_equal(model.predict(_PROBE), before), f"set_params({name}) moved"
+        return model
+    if call == "pickle":
+        if fitted is None:
+            return model
+        before = model.predict(_PROBE)
+        model = pickle.loads(pickle.dumps(model))
+        assert np.array_equal(model.predict(_PROBE), before)
+        return model
+    if call == "fit" or (fitted is None and call == "add" and seed % 2 == 0):
+        method = "fit" if call == "fit" else "partial_fit"  # a first partial_fit fits
+        getattr(model, method)(_POOL[rows], _POOL_Y[rows])
+        state.update(chunks=[rows], fitted=dict(state["params"]))
+        return model
+    if fitted is None:  # an increment of an unfitted model: refused
+        return model
+    if call == "nodes" and not hasattr(model, "add_enhancement_nodes"):
+        return model
+    if call == "remove" and len(state["chunks"]) < 2:
+        return model
+    snapshot = model.predict(_PROBE)
+    try:
+        if call == "add":
+            getattr(model, spec["add"][seed % len(spec["add"])])(_POOL[rows], _POOL_Y[rows])
+        elif call == "nodes":
+            model.add_enhancement_nodes(1 + seed % 4)
+        else:
+            j = seed % len(state["chunks"])
+            if spec["remove"] == "forget":
+                chunk = state["chunks"][j]
+                model.forget(_POOL[chunk], _POOL_Y[chunk])
+            else:
+                start = sum(len(c) for c in state["chunks"][:j])
+                model.remove_rows(np.arange(start, start + len(state["chunks"][j])))
+    except ValueError as error:
+        assert changed, f"{call} refused although no parameter changed: {error}"
+        assert "changed" in str(error) and "\n" not in str(error)
+        assert np.array_equal(model.predict(_PROBE), snapshot), "a refused call moved it"
+        return model
+    assert not changed, f"{call} accepted after {state['params']} != {fitted} (fit's)"
+    if call == "add":
+        state["chunks"].append(rows)
+    elif call == "remove":
+        state["chunks"].pop(j)
+    return model
+
+
+@pytest.mark.parametrize("name", list(_INCREMENTAL))
+@FUZZ
+@given(calls=st.lists(st.tuples(st.sampled_from(_CALLS), st.integers(4, 40),
+                                st.integers(0, 2**16)), min_size=1, max_size=8))
+def test_random_call_sequences_equal_a_refit(name, calls):
+    spec = _INCREMENTAL[name]
+    model = spec["make"]()
+    state = {"chunks": [], "fitted": None, "params": model.get_params()}
+    for call, n_rows, seed in calls:
+        rows = np.random.default_rng(seed).choice(len(_POOL), n_rows, replace=False)
+        event(call)
+        model = _apply(model, spec, call, rows, seed, state)
+        if state["fitted"] is None:
+            continue
+        held = np.concatenate(state["chunks"])
+        expected = spec["oracle"](model, state["fitted"], held)
+        np.testing.assert_allclose(model.predict(_PROBE), expected, rtol=_SEQUENCE_RTOL,
+                                   atol=_SEQUENCE_RTOL * max(np.abs(expected).max(), 1.0))
