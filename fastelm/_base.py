@@ -259,6 +259,11 @@ class ClassifierOutputs(_Outputs):
     def _check_first_call(self, X, y, classes):
         """scikit-learn's partial_fit rule: ``classes`` on the first call, the same ones later
         (Dask input may omit them on the first call: they are found by a pass)."""
+        if classes is None and getattr(self, "classes_", None) is None and \
+                not is_dask_input(X, y):
+            raise ValueError("classes must be passed on the first call to partial_fit: every "
+                             "label ever to appear, e.g. classes=np.unique(y_all)"
+                             + getattr(self, "_classes_alternative", ""))
         if classes is not None or not is_dask_input(X, y):
             _check_partial_fit_first_call(self, classes)
 

@@ -77,6 +77,8 @@ class _ELM(BaseRandomLayerReadout):
 
 
 class _OSELM(BaseRandomLayerReadout):
+    # what a first partial_fit takes instead of classes (ClassifierOutputs._check_first_call)
+    _classes_alternative = ", or classes='grow' to add labels as they come"
     # each chunk's update is a Gram sum (an information step may take AᵀA, AᵀT alone);
     # False for subclasses whose update also looks at the chunk's rows (FOS-ELM pruning)
     _gram_updates = True

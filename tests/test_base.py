@@ -104,3 +104,17 @@ def test_every_parameter_has_a_constraint(cls):
     params = set(cls().get_params(deep=False))
     missing = params - set(getattr(cls, "_parameter_constraints", {}))
     assert not missing, f"{cls.__name__}: no constraint for {sorted(missing)}"
+
+
+@pytest.mark.parametrize("cls, grow", [(fastelm.OSELMClassifier, True),
+                                       (fastelm.FOSELMClassifier, True),
+                                       (fastelm.BLSClassifier, False)])
+def test_first_partial_fit_without_classes_says_what_to_pass(cls, grow):
+    """Issue 25 item 13: the first partial_fit without ``classes`` says what to pass, and
+    classes='grow' where the estimator takes it (it was scikit-learn's bare "classes must be
+    passed on the first call to partial_fit.")."""
+    X, y = _data(cls)
+    message = r"^classes must be passed on the first call to partial_fit: every label ever " \
+              r"to appear, e\.g\. classes=np\.unique\(y_all\)"
+    with pytest.raises(ValueError, match=message + (", or classes='grow'" if grow else "$")):
+        _small(cls).partial_fit(X, y)

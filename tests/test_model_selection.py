@@ -891,3 +891,26 @@ def test_cv_refuses_several_metrics_in_one_line(Est, scoring):
     X, y = classification_data(n=60)
     with pytest.raises(ValueError, match=r"^scoring=.*: one metric only .*refit=NAME"):
         Est(cv=3, scoring=scoring).fit(X, y)
+
+
+@pytest.mark.parametrize("Est", [BLSClassifierCV, BLSRegressorCV])
+@pytest.mark.parametrize("kw", [{}, {"shared_layer": True}, {"cv": 3}])
+def test_bls_cv_keeps_the_dataframe_feature_names(Est, kw):
+    """Issue 25 item 13: a BLS CV estimator fitted on a DataFrame keeps feature_names_in_ (the
+    refit validated the array again with reset=True, so every later predict on a DataFrame
+    warned), and a predict on other column names is refused as scikit-learn does."""
+    import warnings
+
+    pd = pytest.importorskip("pandas")
+    X, y = classification_data(n=60, d=8)
+    frame = pd.DataFrame(X, columns=list("abcdefgh"))
+    model = Est(n_windows=2, nodes_per_window=3, n_enhancement=10, random_state=0, **kw)
+    model.fit(frame, y)
+    assert list(model.feature_names_in_) == list("abcdefgh")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        on_frame = model.predict(frame)
+    with pytest.warns(UserWarning, match="does not have valid feature names"):
+        np.testing.assert_array_equal(on_frame, model.predict(X))
+    with pytest.raises(ValueError, match="feature names"):
+        model.predict(frame.rename(columns={"a": "z"}))

@@ -154,6 +154,7 @@ class _BLSCV(_SearchCV, _BLS):
         probe = self._base(1.0 if regs is None else regs[0], False)
         dtype = probe._check_params()
         X, T = self._validate_Xy(X, y, dtype, reset=True)
+        names = self.__dict__.get("feature_names_in_")  # the refit validates X again
         T = self._code_targets(T)
         y = self._labels(y)
         folds = None if hat else _splits(cv, X, y, is_classifier(self))
@@ -167,7 +168,7 @@ class _BLSCV(_SearchCV, _BLS):
             self.regs_ = np.array(self._alphas)
             self.reg_, self.direct_links_ = self._alphas[a], links[link]
             del self._alphas
-            return self._fit(X, y)
+            return self._fit(X, y)._restore_feature_names(names)
         self.direct_links_ = any(links)
         self._shared = {"work": self._fit_layer(X, y)}
         try:
@@ -179,7 +180,7 @@ class _BLSCV(_SearchCV, _BLS):
                 link, a, _ = self._search(X, y, T, None, links, scorer, folds, template)
             self.regs_ = np.array(self._alphas)
             self.reg_ = self._alphas[a]
-            return self._refit_shared(links[link])
+            return self._refit_shared(links[link])._restore_feature_names(names)
         finally:
             del self._alphas, self._shared
 

@@ -196,6 +196,13 @@ class _SearchCV:
                          where.get(self._size, 0)))
         return list(ParameterGrid(grid)), rows
 
+    def _restore_feature_names(self, names):
+        """Put back ``feature_names_in_`` (``names``: those of the DataFrame fit was given,
+        or None), which the refit dropped when it validated fit's array again; self."""
+        if names is not None:
+            self.feature_names_in_ = names
+        return self
+
     def _check_classes(self, y, folds):
         if not is_classifier(self):
             return
