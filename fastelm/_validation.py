@@ -10,12 +10,24 @@ import os
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import (HasMethods, Interval, Options,  # noqa: F401
+from sklearn.utils._param_validation import Interval as _Interval
+from sklearn.utils._param_validation import (HasMethods, Options,  # noqa: F401
                                              StrOptions,
                                              validate_parameter_constraints, validate_params)
 from sklearn.utils.validation import validate_data as _sklearn_validate_data
 
 from ._hidden import ACTIVATIONS, DTYPES
+
+
+class Interval(_Interval):
+    """scikit-learn's ``Interval``, except that an interval of integers refuses a bool (``True``
+    is an ``Integral`` to Python, not a count or a seed to a user: ``n_windows=True`` built one
+    window, ``random_state=True`` seeded 1)."""
+
+    def is_satisfied_by(self, val):
+        if self.type is Integral and isinstance(val, (bool, np.bool_)):
+            return False
+        return super().is_satisfied_by(val)
 
 POSITIVE_INT = [Interval(Integral, 1, None, closed="left")]
 NONNEGATIVE_INT = [Interval(Integral, 0, None, closed="left")]

@@ -118,3 +118,44 @@ def test_first_partial_fit_without_classes_says_what_to_pass(cls, grow):
               r"to appear, e\.g\. classes=np\.unique\(y_all\)"
     with pytest.raises(ValueError, match=message + (", or classes='grow'" if grow else "$")):
         _small(cls).partial_fit(X, y)
+
+
+def _integer_parameters(cls):
+    """The parameters whose constraints hold an interval of integers."""
+    from numbers import Integral
+
+    from sklearn.utils._param_validation import Interval
+
+    return sorted(name for name, constraints in cls._parameter_constraints.items()
+                  if any(isinstance(c, Interval) and c.type is Integral for c in constraints))
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_every_integer_parameter_refuses_a_bool(cls):
+    """Issue 25 item 14: True is not a count or a seed. Every integer parameter (and
+    hidden_sizes' entries) refuses a bool in one line naming it (scikit-learn's Interval takes
+    True as 1: n_windows=True built one window, n_generations=True ran one, random_state=True
+    seeded 1, nodes_per_window=True died with "an integer is required")."""
+    X, y = _data(cls)
+    names = _integer_parameters(cls)
+    assert names, f"{cls.__name__}: no integer parameter found"
+    if "hidden_sizes" in cls().get_params():
+        names.append("hidden_sizes")
+    for name in names:
+        value = [True] if name == "hidden_sizes" else True
+        model = _small(cls).set_params(**{name: value})
+        with pytest.raises(ValueError, match=rf"\b{name}\b.*True") as info:
+            model.fit(X, y)
+        assert "\n" not in str(info.value)
+
+
+def test_integer_arguments_of_methods_refuse_a_bool():
+    """The same rule for arguments: add_enhancement_nodes, prequential's chunk_size."""
+    from fastelm.stream import prequential
+
+    X, y = _data(fastelm.BLSClassifier)
+    model = _small(fastelm.BLSClassifier).fit(X, y)
+    with pytest.raises(ValueError, match="n_new.*True"):
+        model.add_enhancement_nodes(True)
+    with pytest.raises(ValueError, match="chunk_size.*True"):
+        prequential(_small(fastelm.OSELMClassifier), X, y, chunk_size=True)
