@@ -644,7 +644,7 @@ class _BLS(BaseEstimator):
         ``feature_nodes_``). The primal Gram loses I_rᵀI_r and I_rᵀT_r (float32: rebuilt from
         the remaining rows); the dual one its rows and columns r. ValueError, with nothing
         changed, when the remaining system is not positive definite (reg = 0 and fewer
-        independent rows than nodes).
+        independent rows than nodes). No row selected: nothing changes.
 
         Parameters
         ----------
@@ -661,6 +661,8 @@ class _BLS(BaseEstimator):
             index = np.unique(np.arange(n)[rows])
         except IndexError as error:
             raise ValueError(f"rows must index the {n} rows learned: {error}") from None
+        if index.size == 0:  # nothing to forget
+            return self
         keep = np.setdiff1d(np.arange(n), index)
         if keep.size == 0:
             raise ValueError("cannot remove every learned row")

@@ -159,3 +159,29 @@ def test_integer_arguments_of_methods_refuse_a_bool():
         model.add_enhancement_nodes(True)
     with pytest.raises(ValueError, match="chunk_size.*True"):
         prequential(_small(fastelm.OSELMClassifier), X, y, chunk_size=True)
+
+
+INCREMENTAL = [fastelm.OSELMRegressor, fastelm.OSELMClassifier, fastelm.FOSELMRegressor,
+               fastelm.FOSELMClassifier, fastelm.BLSRegressor, fastelm.BLSClassifier]
+
+
+@pytest.mark.parametrize("cls", INCREMENTAL, ids=lambda c: c.__name__)
+def test_empty_input_to_an_incremental_method_is_a_no_op_or_one_line(cls):
+    """Issue 25 item 14: no rows to partial_fit, add_rows, forget or remove_rows is a one-line
+    error (scikit-learn's "Found array with 0 sample(s)") or changes nothing (remove_rows of
+    no row; it was "range() arg 3 must not be zero")."""
+    X, y = _data(cls)
+    model = _small(cls).fit(X, y)
+    before = _outputs(model, X)
+    empty_X, empty_y = X[:0], y[:0]
+    calls = [(m, (empty_X, empty_y)) for m in ("partial_fit", "add_rows", "forget")]
+    calls += [("remove_rows", ([],)), ("remove_rows", (np.zeros(len(X), dtype=bool),))]
+    for method, args in calls:
+        if not hasattr(model, method):
+            continue
+        try:
+            getattr(model, method)(*args)
+        except ValueError as error:
+            assert "0 sample(s)" in str(error) and "\n" not in str(error), (method, error)
+        after = _outputs(model, X)
+        assert all(np.array_equal(after[k], before[k]) for k in before), method
