@@ -255,7 +255,17 @@ def _ledoit_wolf(X):
 
 
 def _zscore(x):
+    """Columns centred and divided by their sd (ddof=1; sd < eps: 1). A column whose largest
+    centred magnitude m is outside [ZSCORE_SAFE_MIN, ZSCORE_SAFE_MAX] is divided by m first
+    (the z-score does not change), so that its squares neither overflow nor underflow, as
+    ``connectivity_features`` copes with series of 1e200 or 1e-170."""
+    from ._kernels.bls import ZSCORE_SAFE_MAX, ZSCORE_SAFE_MIN
+
     x = x - x.mean(axis=0)
+    m = np.abs(x).max(axis=0)
+    outside = (m > 0) & ((m > ZSCORE_SAFE_MAX) | (m < ZSCORE_SAFE_MIN))
+    if outside.any():
+        x = x / np.where(outside, m, 1.0)
     sd = x.std(axis=0, ddof=1)
     sd[sd < np.finfo(np.float64).eps] = 1.0
     return x / sd
@@ -265,6 +275,24 @@ def ledoit_wolf_covariances(series: Series, standardize: bool = False) -> np.nda
     """Stack (n × M × M) of each subject's Ledoit-Wolf covariance (of the z-scored series when
     ``standardize``, as nilearn's correlation kind)."""
     return np.stack([_ledoit_wolf(_zscore(s) if standardize else s) for s in series])
+
+
+def _check_positive_definite(C, series, kind):
+    """A one-line ValueError naming the first subject whose covariance ``kind`` cannot use:
+    not finite (its values overflow when squared) or not positive definite (too few time
+    points for its ROIs, or collinear ROIs)."""
+    for k, (c, s) in enumerate(zip(C, series)):
+        if not np.isfinite(c).all():
+            raise ValueError(f"X: subject {k}: its covariance is not finite (values up to "
+                             f"{np.abs(s).max():.3g} overflow when squared); kind={kind!r} "
+                             "needs it: rescale the series")
+        try:
+            np.linalg.cholesky(c)
+        except np.linalg.LinAlgError:
+            raise ValueError(f"X: subject {k}: its covariance ({s.shape[0]} time points, "
+                             f"{s.shape[1]} ROIs, values up to {np.abs(s).max():.3g}) is not "
+                             f"positive definite; kind={kind!r} needs it: drop the subject, "
+                             "rescale its series or use kind='correlation'") from None
 
 
 def _cov_to_corr(C):
@@ -415,7 +443,9 @@ class ConnectomeTransformer(TransformerMixin, BaseEstimator):
         series = as_series_list(X)
         if self.kind == "correlation":
             return _cov_to_corr(ledoit_wolf_covariances(series, standardize=True))
-        C = ledoit_wolf_covariances(series)
+        with np.errstate(over="ignore", invalid="ignore"):  # checked next, subject by subject
+            C = ledoit_wolf_covariances(series)
+        _check_positive_definite(C, series, self.kind)
         if self.kind == "partial correlation":
             P = -_cov_to_corr(np.linalg.inv(C))
             P[:, np.arange(C.shape[1]), np.arange(C.shape[1])] = 1.0

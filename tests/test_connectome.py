@@ -147,3 +147,38 @@ def test_connectome_pipeline_in_cross_validation(tmp_path):
     pipe = connectome_pipeline("tangent", LogisticRegression(max_iter=500))
     scores = cross_val_score(pipe, X, bunch.target, cv=StratifiedKFold(4))
     assert scores.mean() > 0.7
+
+
+@pytest.mark.parametrize("scale", [1e200, 1e-170])
+def test_correlation_kind_is_scale_free_as_connectivity_features(scale):
+    """Issue 25 item 11: a subject's series of 1e200 or 1e-170 gives the correlation kind the
+    features of the same series at scale 1 (they were all NaN), as connectivity_features
+    copes with such series."""
+    rng = np.random.default_rng(0)
+    series = [rng.standard_normal((40, 5)) for _ in range(3)]
+    model = ConnectomeTransformer(kind="correlation")
+    expected = model.fit_transform(series)
+    got = model.fit_transform(series[:2] + [series[2] * scale])
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(connectivity_features(series[2] * scale),
+                               connectivity_features(series[2]), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("kind", ["partial correlation", "tangent"])
+@pytest.mark.parametrize("bad, said", [
+    (lambda rng: rng.standard_normal((2, 5)), r"\(2 time points, 5 ROIs, .*not positive "),
+    (lambda rng: rng.standard_normal((40, 5)) * 1e200, r"not finite .* rescale the series"),
+    (lambda rng: rng.standard_normal((40, 5)) * 1e-170, "not positive definite")])
+def test_degenerate_subject_is_named_in_one_line(kind, bad, said):
+    """Issue 25 item 11: T = 2 for partial correlation, series of 1e200 for tangent, ...:
+    a one-line error naming the subject (they were raw LinAlgErrors or NaN features), in
+    fit, fit_transform and transform."""
+    rng = np.random.default_rng(1)
+    good = [rng.standard_normal((40, 5)) for _ in range(3)]
+    X = good[:2] + [bad(rng)]
+    model = ConnectomeTransformer(kind=kind)
+    for call in (lambda: model.fit(X), lambda: model.fit_transform(X),
+                 lambda: ConnectomeTransformer(kind=kind).fit(good).transform(X)):
+        with pytest.raises(ValueError, match=rf"^X: subject 2: .*{said}") as info:
+            call()
+        assert "\n" not in str(info.value)
