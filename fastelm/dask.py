@@ -174,10 +174,19 @@ def _as_float_2d(block, dtype):
 
 
 def _split_frame(X_block, y_block, y_columns):
-    """(X, y) of one chunk. ``y_columns`` None: given apart; k > 0: the last k columns of a
-    combined frame are y; -1: the last column is y as a Series."""
+    """(X, y) of one chunk. ``y_columns`` None: given apart; k > 0: the k columns before the
+    last of a combined frame are y; -1: that one column is y as a Series. The last column of
+    a combined frame marks the rows y has (``_align``): a missing mark is a row of X that no
+    row of y matched on the index, a ValueError."""
     if y_columns is None:
         return X_block, y_block
+    unmatched = X_block.iloc[:, -1].isna().to_numpy()
+    if unmatched.any():
+        raise ValueError(f"X and y are not aligned: {int(unmatched.sum())} row(s) of X in a "
+                         f"partition (index {X_block.index[unmatched][:3].tolist()}, ...) have no "
+                         "row of y with the same index (dask DataFrames are joined on their "
+                         "index); give y the index of X")
+    X_block = X_block.iloc[:, :-1]
     k = abs(y_columns)
     y = X_block.iloc[:, -k:]
     return X_block.iloc[:, :-k], (y.iloc[:, 0] if y_columns < 0 else y)
@@ -355,7 +364,10 @@ def _align(X, y):
         # one frame, so that X and y keep the same partitions through graph optimisation
         # (projected separately, Parquet columns may be read in different partitions)
         ys = [y] if y_ndim == 1 else [y[c] for c in y.columns]
-        combined = X.assign(**{f"__fastelm_y{i}__": c for i, c in enumerate(ys)})
+        # the last column marks the rows of y: X.assign joins on the index, leaving it NaN
+        # where a row of X has no row of y (_split_frame)
+        combined = X.assign(**{f"__fastelm_y{i}__": c for i, c in enumerate(ys)},
+                            __fastelm_yrow__=ys[0].isna() | True)
         return ([(b, None) for b in combined.to_delayed()], -1 if y_ndim == 1 else n_outputs,
                 n_features, y_ndim, n_outputs, probe, None)
 

@@ -267,3 +267,25 @@ def test_200mb_fit_equals_in_memory(client):
     result = bench.verify(gigabytes=0.2, n_features=100, n_hidden=200, chunk_rows=50_000)
     assert result["same_W"]
     assert result["beta_rel_err"] < RTOL and result["pred_rel_err"] < RTOL
+
+
+@pytest.mark.parametrize("y_partitions", [4, 3])
+def test_dask_frames_whose_index_misaligns_are_named(y_partitions):
+    """Issue 25 item 14: X and y dask DataFrames are joined on their index; rows of X without
+    a row of y are a one-line error that names the misalignment (it was "Input y contains NaN
+    or infinity", the NaN being made by the join). Partitions that differ on the same index
+    still fit the in-memory model."""
+    dd = pytest.importorskip("dask.dataframe")
+    import pandas as pd
+
+    X, Y, _ = _data(n=100, d=3)
+    y = Y[:, 0]
+    frame, target = pd.DataFrame(X, columns=list("abc")), pd.Series(y)
+    Xd = dd.from_pandas(frame, npartitions=4)
+    for model in (ELMRegressor(n_hidden=5, random_state=0),
+                  OSELMRegressor(n_hidden=5, random_state=0)):
+        with pytest.raises(ValueError, match=r"^X and y are not aligned: 10 row\(s\) of X .*"
+                                             r"index \[90, 91, 92\].* give y the index of X$"):
+            model.fit(Xd, dd.from_pandas(target[:90], npartitions=y_partitions))
+        fitted = model.fit(Xd, dd.from_pandas(target, npartitions=y_partitions))
+        _close(fitted.predict(X), ELMRegressor(n_hidden=5, random_state=0).fit(X, y).predict(X))
