@@ -88,14 +88,15 @@ def _kind(model):
     """('elm' | 'bls', is_classifier) for a supported estimator; TypeError otherwise."""
     from .bls import _BLS
     from .elm import _ELM, _OSELM
+    from .model_selection._elm_cv import _ELMCV
 
-    if isinstance(model, (_ELM, _OSELM)):
+    if isinstance(model, (_ELM, _OSELM, _ELMCV)):
         family = "elm"
     elif isinstance(model, _BLS):
         family = "bls"
     else:
-        raise TypeError(f"to_onnx exports fastelm's ELM, OS-ELM, FOS-ELM and BLS estimators, "
-                        f"not {type(model).__name__}")
+        raise TypeError(f"to_onnx exports fastelm's ELM, OS-ELM, FOS-ELM and BLS estimators "
+                        f"(and their CV estimators), not {type(model).__name__}")
     return family, is_classifier(model)
 
 
@@ -245,7 +246,7 @@ def to_onnx(model: BaseEstimator, X_sample: ArrayLike, *, target_opset: int | No
 
     Parameters
     ----------
-    model : fitted ELM*, OSELM*, FOSELM* or BLS* estimator
+    model : fitted ELM*, OSELM*, FOSELM* or BLS* estimator (a CV one too: its chosen point)
     X_sample : array-like (n, n_features_in_)
         A few input rows: their dtype (float32 or float64) is the ONNX input's.
     target_opset : int, default=17

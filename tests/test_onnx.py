@@ -262,17 +262,20 @@ def test_bls_reference_rows_of_extreme_magnitude_equal_predict(dtype):
     _assert_close(got, expected, np.float64)
 
 
-@pytest.mark.parametrize("Est", ["BLSClassifierCV", "BLSRegressorCV"])
+@pytest.mark.parametrize("Est", ["BLSClassifierCV", "BLSRegressorCV", "ELMClassifierCV",
+                                 "ELMRegressorCV"])
 @pytest.mark.parametrize("links", [[False, True], (True,), np.array([True, False])])
 def test_cv_estimator_with_a_list_of_direct_links_exports_its_choice(Est, links):
     """Issue 25 item 10: a CV estimator whose direct_links is a list (the grid) exports the
-    layout it chose (``direct_links_``), and onnxruntime loads and runs it."""
+    layout it chose (``direct_links_``, and for ELM CV the chosen width and weight scale),
+    and onnxruntime loads and runs it (ELM CV estimators were refused)."""
     import fastelm
 
     classifier = "Classifier" in Est
     X, y = _data(3 if classifier else 0)
-    model = getattr(fastelm, Est)(n_windows=2, nodes_per_window=4, n_enhancement=30,
-                                  direct_links=links, random_state=0).fit(X, y)
+    small = dict(n_windows=2, nodes_per_window=4, n_enhancement=30) if "BLS" in Est else \
+        dict(n_hidden=40, hidden_sizes=[5, 40], weight_scale=["auto", 0.3])
+    model = getattr(fastelm, Est)(direct_links=links, random_state=0, **small).fit(X, y)
     _check_round_trip(model, X, np.float64, classifier)
 
 
