@@ -97,7 +97,7 @@ def _check_learner(model: object, takes_classes: bool) -> None:
                          "regressor: use an online classifier such as OSELMClassifier")
     if takes_classes:
         try:
-            parameters = inspect.signature(model.partial_fit).parameters
+            parameters = inspect.signature(getattr(model, "partial_fit")).parameters
         except (TypeError, ValueError):  # no signature to read: let partial_fit say
             return
         if "classes" not in parameters and not any(

@@ -242,7 +242,7 @@ class _SearchCV:
         n_splits = len(folds)
         table = np.empty((len(scales or [None]) * len(links), n_penalties, len(sizes or [0]),
                           n_splits))
-        failed: dict[int, Exception] = {}  # split -> its first scoring error
+        failed = {}  # split -> its first scoring error
         for li, link in self._passes(links, scales):
             for k, fold in enumerate(self._folds_data(X, y, T, folds, link, scorer is not None)):
                 with serial_if_small(fold.work):
