@@ -312,3 +312,22 @@ def test_labels_onnx_cannot_hold_are_refused(labels):
     model = ELMClassifier(n_hidden=20, random_state=0).fit(X, labels[y])
     with pytest.raises(TypeError, match=r"^classes_ of dtype .* cannot be exported as ONNX "):
         to_onnx(model, X[:1])
+
+
+def test_skl2onnx_labels_equal_predict_or_are_refused():
+    """Through skl2onnx (whose ZipMap takes int64 or str labels) int8 labels come out as int64
+    of the same values; uint64 labels above 2**63, which int64 cannot hold, are refused in one
+    line (they came out negative)."""
+    skl2onnx = pytest.importorskip("skl2onnx")
+    from fastelm.onnx import register_skl2onnx
+
+    register_skl2onnx()
+    X, y = _data(3)
+    small = ELMClassifier(n_hidden=20, random_state=0).fit(X, LABELS["int8"][y])
+    session = ort.InferenceSession(skl2onnx.to_onnx(small, X[:1].astype(np.float32))
+                                   .SerializeToString(), providers=["CPUExecutionProvider"])
+    label = session.run(None, {session.get_inputs()[0].name: X.astype(np.float32)})[0]
+    np.testing.assert_array_equal(label, small.predict(X.astype(np.float32)))
+    big = ELMClassifier(n_hidden=20, random_state=0).fit(X, LABELS["uint64"][y])
+    with pytest.raises(TypeError, match=r"^classes_ of dtype uint64 .* through skl2onnx"):
+        skl2onnx.to_onnx(big, X[:1])
