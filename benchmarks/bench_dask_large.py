@@ -13,6 +13,17 @@ resident memory is sampled during the fit, and the workers' too.
 
 The target is y = sin(X a / sqrt(d)) + 0.1 noise, a fixed random a; the fit's R² on a fresh
 in-memory sample is printed as a sanity check (``--verify`` compares with the in-memory fit).
+
+``--model bls``: a ``BLSClassifier`` on the same X with three classes of that target (cut at
+−0.3 and 0.3), its layer learned from ``layer_rows`` rows gathered to the driver and every
+chunk's Gram sums of I = [Z | E] on the workers (``fastelm.bls``); then the same model in
+memory on ``--memory-gb`` of the rows (the Dask fit of those rows against it: relative error of
+beta, test accuracies, times), and ``--mnist``: MNIST's 60000 training images as a dask array,
+the Dask fit against the in-memory fits with the same layer rows and with every row (MNIST is
+read by ``fastelm.datasets.load_mnist`` from $FASTELM_DATA). Results: docs/results/dask-bls/.
+
+    nice -n 10 python -m benchmarks.bench_dask_large --model bls --gb 5 --d 200 \
+        --memory-limit 600MB --memory-gb 0.4 --mnist --json bls.json
 """
 import argparse
 import json
@@ -30,7 +41,7 @@ try:
 except ModuleNotFoundError:  # a source tree without an install
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fastelm import ELMRegressor
+from fastelm import BLSClassifier, ELMRegressor
 from fastelm.dask import fit_dask, predict_dask
 
 
@@ -165,6 +176,103 @@ def verify(gigabytes=0.2, n_features=100, n_hidden=200, chunk_rows=50_000, seed=
             "in_memory_fit_seconds": round(memory_seconds, 2)}
 
 
+def _classes(y):
+    """Three classes of the target: y < −0.3, −0.3 ≤ y < 0.3, y ≥ 0.3 (numpy or dask alike)."""
+    return (y >= -0.3).astype(np.int64) + (y >= 0.3)
+
+
+def _bls(seed, **kw):
+    return BLSClassifier(n_windows=10, nodes_per_window=10, reg=1e-3, random_state=seed, **kw)
+
+
+def _rel(a, b):
+    return float(np.abs(a - b).max() / np.abs(b).max())
+
+
+def run_bls(gigabytes, n_features, n_enhancement, chunk_rows, memory_gb, seed=0,
+            layer_rows="auto"):
+    """BLSClassifier on Dask (current client) on ``gigabytes`` GB of X, then on ``memory_gb``
+    GB both on Dask and in memory; returns the figures."""
+    import dask
+    Xt, yt = fresh_sample(20_000, n_features, seed)
+    yt = _classes(yt)
+    X, y = make_data(0.002, n_features, 1000, seed + 1)
+    _bls(seed, n_enhancement=20).fit(X, _classes(y))  # warm: imports, numba cache
+    X, y = make_data(gigabytes, n_features, chunk_rows, seed)
+    model = _bls(seed, n_enhancement=n_enhancement, layer_rows=layer_rows)
+    with MemorySampler() as memory:
+        start = time.perf_counter()
+        model.fit(X, _classes(y))
+        seconds = time.perf_counter() - start
+    out = {"model": "BLSClassifier", "gigabytes_X": X.nbytes / 1e9, "rows": X.shape[0],
+           "n_features": n_features, "n_nodes": model.n_nodes_, "chunks": X.numblocks[0],
+           "chunk_rows": chunk_rows, "layer_rows": layer_rows,
+           "dask_fit_seconds": round(seconds, 1),
+           "dask_driver_rss_peak_mb": _mb(memory.driver_peak),
+           "dask_worker_rss_peak_mb": sorted(_mb(v) for v in memory.worker_peak.values()),
+           "worker_processes_seen": len(memory.worker_peak),
+           "dask_accuracy_fresh_sample": round(model.score(Xt, yt), 4)}
+    # the size both can run: the same model on Dask and in memory, the same layer rows
+    Xs, ys = make_data(memory_gb, n_features, chunk_rows, seed)  # the same target, fewer rows
+    ys = _classes(ys)
+    start = time.perf_counter()
+    small = _bls(seed, n_enhancement=n_enhancement, layer_rows=layer_rows).fit(Xs, ys)
+    small_seconds = time.perf_counter() - start
+    Xm, ym = dask.compute(Xs, ys)
+    rows = min(len(Xm), 10_000) if layer_rows == "auto" else layer_rows
+    start = time.perf_counter()
+    memory_model = _bls(seed, n_enhancement=n_enhancement, layer_rows=rows).fit(Xm, ym)
+    memory_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    every = _bls(seed, n_enhancement=n_enhancement).fit(Xm, ym)
+    every_seconds = time.perf_counter() - start
+    del Xm, ym
+    out.update({"small_gigabytes_X": Xs.nbytes / 1e9, "small_rows": Xs.shape[0],
+                "small_dask_fit_seconds": round(small_seconds, 1),
+                "small_in_memory_fit_seconds": round(memory_seconds, 1),
+                "small_beta_rel_err_dask_vs_memory": _rel(small.beta_, memory_model.beta_),
+                "small_dask_accuracy": round(small.score(Xt, yt), 4),
+                "small_in_memory_accuracy": round(memory_model.score(Xt, yt), 4),
+                "small_in_memory_every_row_layer_seconds": round(every_seconds, 1),
+                "small_in_memory_every_row_layer_accuracy": round(every.score(Xt, yt), 4)})
+    return out
+
+
+def run_bls_mnist(n_enhancement=2000, chunk_rows=10_000, seed=0):
+    """MNIST through Dask: the 60000 training images as a dask array (rows chunked), the
+    reference preprocessing; against the in-memory fits with the same layer rows (10000,
+    'auto' on Dask) and with every row."""
+    import dask.array as da
+
+    from fastelm.datasets import load_mnist
+    X, y, Xt, yt = load_mnist(data_home=os.environ.get("FASTELM_DATA"), return_X_y=True)
+    X, Xt = X.reshape(len(X), -1).astype(np.float64), Xt.reshape(len(Xt), -1)
+    kw = dict(n_enhancement=n_enhancement, preprocessing="reference", reg=2.0 ** -30)
+    Xd = da.from_array(X, chunks=(chunk_rows, -1))
+    yd = da.from_array(y, chunks=chunk_rows)
+    with MemorySampler() as memory:
+        start = time.perf_counter()
+        model = BLSClassifier(random_state=seed, **kw).fit(Xd, yd)
+        seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    same = BLSClassifier(random_state=seed, layer_rows=10_000, **kw).fit(X, y)
+    same_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    every = BLSClassifier(random_state=seed, **kw).fit(X, y)
+    every_seconds = time.perf_counter() - start
+    return {"mnist_n_nodes": model.n_nodes_, "mnist_dask_fit_seconds": round(seconds, 1),
+            "mnist_dask_driver_rss_peak_mb": _mb(memory.driver_peak),
+            "mnist_dask_worker_rss_peak_mb": sorted(_mb(v) for v in memory.worker_peak.values()),
+            "mnist_dask_test_accuracy": round(model.score(Xt, yt), 4),
+            "mnist_in_memory_same_layer_rows_seconds": round(same_seconds, 1),
+            "mnist_in_memory_same_layer_rows_accuracy": round(same.score(Xt, yt), 4),
+            "mnist_beta_rel_err_dask_vs_memory": _rel(model.beta_, same.beta_),
+            "mnist_predictions_equal": bool(np.array_equal(
+                model.predict(da.from_array(Xt, chunks=2000)).compute(), same.predict(Xt))),
+            "mnist_in_memory_every_row_layer_seconds": round(every_seconds, 1),
+            "mnist_in_memory_every_row_layer_accuracy": round(every.score(Xt, yt), 4)}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--gb", type=float, default=10.0, help="size of X in GB (1e9 bytes)")
@@ -180,6 +288,12 @@ def main(argv=None):
     parser.add_argument("--baseline", action="store_true",
                         help="also time a pass that only generates the data")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--model", choices=("elm", "bls"), default="elm")
+    parser.add_argument("--q", type=int, default=400, help="BLS enhancement nodes")
+    parser.add_argument("--memory-gb", type=float, default=0.4,
+                        help="BLS: size fitted both on Dask and in memory")
+    parser.add_argument("--layer-rows", default="auto", help="BLS layer_rows")
+    parser.add_argument("--mnist", action="store_true", help="BLS: also MNIST through Dask")
     args = parser.parse_args(argv)
 
     from dask.distributed import Client, LocalCluster
@@ -196,7 +310,13 @@ def main(argv=None):
                  "threads": sum(w["nthreads"] for w in workers),
                  "worker_memory_limit_mb": sorted(_mb(w["memory_limit"]) for w in workers),
                  "pid": os.getpid()}
-        if args.verify:
+        if args.model == "bls":
+            layer_rows = args.layer_rows if args.layer_rows == "auto" else int(args.layer_rows)
+            result = run_bls(args.gb, args.d, args.q, args.chunk_rows, args.memory_gb,
+                             args.seed, layer_rows)
+            if args.mnist:
+                result.update(run_bls_mnist(seed=args.seed))
+        elif args.verify:
             result = verify(args.gb, args.d, args.L, args.chunk_rows, args.seed)
         else:
             result = run(args.gb, args.d, args.L, args.chunk_rows, args.seed,

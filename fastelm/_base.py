@@ -134,8 +134,8 @@ class BaseRandomLayerReadout(BaseEstimator):
 
 
 def _refuse_dask(estimator):
-    raise TypeError(f"{type(estimator).__name__} does not take Dask collections; the ELM and "
-                    "OS-ELM estimators do")
+    raise TypeError(f"{type(estimator).__name__} does not take Dask collections; the ELM, "
+                    "OS-ELM and BLS estimators do")
 
 
 class _Outputs:

@@ -12,6 +12,8 @@ imports no estimator, so no estimator module imports Dask through this seam. A r
     gram_sums(feature_map, coding)              GramSums of all rows
     ridge_readout(feature_map, coding, alpha)   (beta, alpha), as ``fastelm._gram.ridge_readout``
     blocks(coding)                              (X, T) arrays, in row order
+    count()                                     the number of rows (Dask: a pass if unknown)
+    reduce(func, combine, dtype)                combine of func(X_c) over row chunks X_c
 
 ``coding`` is a ``fastelm._targets.TargetCoding``; ``feature_map`` e.g. a ``_hidden.HiddenMap``.
 ``RowSource`` writes the interface down.
@@ -50,6 +52,12 @@ class RowSource(Protocol):
 
     def blocks(self, coding):
         """Yields (X, T) arrays, in row order."""
+
+    def count(self) -> int:
+        """The number of rows."""
+
+    def reduce(self, func, combine, dtype):
+        """``combine`` of ``func`` over the row chunks of X (float arrays of ``dtype``)."""
 
 
 class ArrayRows:
@@ -121,3 +129,27 @@ class ArrayRows:
         X, T : ndarray
         """
         yield self.X, coding(self.y)
+
+    def count(self):
+        """The number of rows.
+
+        Returns
+        -------
+        int
+        """
+        return self.n_rows
+
+    def reduce(self, func, combine, dtype):
+        """``func`` of all rows (one chunk: ``combine`` is not needed).
+
+        Parameters
+        ----------
+        func : callable, (rows×d array) → value
+        combine : callable
+        dtype : numpy dtype
+
+        Returns
+        -------
+        func(X)
+        """
+        return func(np.asarray(self.X, dtype=dtype))

@@ -55,6 +55,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -66,6 +68,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import ClassifierOutputs, RegressorOutputs
 from ._hidden import check_dtype, check_generator
+from ._rows import ArrayRows, is_dask_input
+from ._targets import TargetCoding
 from ._kernels.bls import (add_upper, admm_lasso, affine_columns, minmax_rows, tansig_shrink,
                            zscore_rows)
 from ._ridge import add_to_diagonal, serial_blas_if_small, spd_solve
@@ -89,6 +93,9 @@ CONSTANT_RANGE = 1e-12
 # below this many flops (about 20 ms on one core) BLAS and Numba run on one thread: on a busy
 # machine a threaded SVD or Cholesky of a few hundred rows was seen 10-100× slower
 SERIAL_WORK = 1e9
+# layer_rows='auto' on Dask input: the layer (scalings, windows, shrink) is learned from this
+# many rows at most (docs/results/dask-bls: MNIST accuracy against the layer of every row)
+DASK_LAYER_ROWS = 10_000
 
 
 def serial_if_small(work: float) -> AbstractContextManager:
@@ -104,6 +111,12 @@ def serial_if_small(work: float) -> AbstractContextManager:
     context manager
     """
     return serial_blas_if_small(work, limit=SERIAL_WORK, numba_threads=True)
+
+
+def _check_dask_dtype(dtype):
+    if dtype == np.float32:
+        raise ValueError("dtype='float32': a BLS learns Dask rows in float64 only (the float32 "
+                         "Gram is the shifted in-memory one); use dtype='float64'")
 
 
 def draw_enhancement_weights(rng: np.random.Generator, n_inputs: int, n_nodes: int,
@@ -234,6 +247,182 @@ def _work(n_rows, n_nodes, n_features, n_feature_nodes):
             + n_rows * n_nodes * (2 * n_feature_nodes + small) + small ** 3 / 3)
 
 
+def scale_inputs(X, preprocessing, offset, gain):
+    """X' of H1 = [X', 0.1]: rows z-scored ('reference') or columns min-max scaled to [0, 1]
+    ('minmax': (x − offset)·gain, the training minima and gains)."""
+    if preprocessing == "reference":
+        return zscore_rows(X)
+    return affine_columns(np.array(X, dtype=X.dtype, order="C"), offset, gain, 0.0)
+
+
+def enhancement_extremes(Z, Wh, block_rows):
+    """(max_i (Z Wh[:-1])_ij for each column j, max_ij |(Z Wh[:-1])_ij + 0.1·Wh[-1, j]|) over
+    the rows of the feature nodes Z, ``block_rows`` rows at a time: what the shrink of an
+    enhancement group reads (``enhancement_shrink``). Maxima of disjoint row sets combine by
+    ``merge_extremes``."""
+    bias = BIAS * Wh[-1]
+    top = np.full(Wh.shape[1], -np.inf, dtype=Wh.dtype)
+    magnitude = 0.0
+    for r0 in range(0, Z.shape[0], block_rows):
+        T2 = Z[r0:r0 + block_rows] @ Wh[:-1]
+        np.maximum(top, T2.max(axis=0), out=top)
+        magnitude = max(magnitude, float(np.abs(T2 + bias).max()))
+    return top, magnitude
+
+
+def merge_extremes(*parts):
+    """``enhancement_extremes`` of the union of row sets from those of each set."""
+    return (np.maximum.reduce([top for top, _ in parts]), max(m for _, m in parts))
+
+
+def enhancement_shrink(top, magnitude, Wh, shrink):
+    """l = s / max(T2) with T2 = H2 Wh, H2 = [Z, 0.1], from ``enhancement_extremes``.
+
+    max(T2) = max_j (max_i (Z Wh)_ij + 0.1·Wh[-1, j]) exactly (rounding is monotone). Only when
+    max(T2) ≤ 0 (a degenerate handful of rows) is max |T2| used instead.
+    """
+    top = float((top + BIAS * Wh[-1]).max())
+    if not top > 0:
+        top = magnitude
+    return shrink / top if top > 0 else shrink
+
+
+@dataclass(frozen=True, eq=False)
+class BroadMap:
+    """A fitted broad layer as a feature map of ``fastelm._gram``: rows X → I = [X' | Z | E_1 …].
+
+    X' = scaled inputs (``scale_inputs``), Z = min-max(X' W_D + 0.1·w) (the feature windows,
+    training scaling), E_g = tansig(l_g·([Z, 0.1] Wh_g)); X' leads only with direct links. A
+    pure, picklable value: Dask workers apply it chunk by chunk (``fastelm.dask``), and the
+    estimator builds its blocks of I with the same methods.
+
+    Parameters
+    ----------
+    preprocessing : {'minmax', 'reference'}
+    x_offset, x_gain : ndarray of shape (d,) or None
+        The input min-max scaling ('minmax' only).
+    sparse_weights : ndarray of shape (d + 1, n·k)
+    feature_offset, feature_gain : ndarray of shape (n·k,)
+    enhancement_weights : tuple of ndarray of shape (n·k + 1, q_g)
+    enhancement_shrink : tuple of float
+    direct_links : bool
+    """
+
+    preprocessing: str
+    x_offset: np.ndarray | None
+    x_gain: np.ndarray | None
+    sparse_weights: np.ndarray
+    feature_offset: np.ndarray
+    feature_gain: np.ndarray
+    enhancement_weights: tuple
+    enhancement_shrink: tuple
+    direct_links: bool
+
+    @property
+    def dtype(self):
+        """dtype of I (that of the windows)."""
+        return self.sparse_weights.dtype
+
+    @property
+    def links(self):
+        """d when X' leads I (direct links), else 0."""
+        return self.sparse_weights.shape[0] - 1 if self.direct_links else 0
+
+    @property
+    def width(self):
+        """Columns of I."""
+        return (self.links + self.sparse_weights.shape[1]
+                + sum(W.shape[1] for W in self.enhancement_weights))
+
+    def scale_inputs(self, X):
+        """X' for rows X (``scale_inputs``)."""
+        return scale_inputs(X, self.preprocessing, self.x_offset, self.x_gain)
+
+    def feature_nodes(self, X):
+        """Z for scaled inputs X, with the fitted windows and training min-max scaling ([X, Z]
+        with direct links)."""
+        Z = X @ self.sparse_weights[:-1] + BIAS * self.sparse_weights[-1]
+        Z = affine_columns(Z, self.feature_offset, self.feature_gain, 0.0)
+        return np.hstack([X, Z]) if self.direct_links else Z
+
+    def fill_nodes(self, Z, out):
+        """out[:, :width] ← I = [Z | E_1 …] for feature nodes Z (``feature_nodes``)."""
+        nk, links = Z.shape[1], self.links
+        out[:, :nk] = Z
+        col = nk
+        for Wh, l in zip(self.enhancement_weights, self.enhancement_shrink):
+            q = Wh.shape[1]
+            np.matmul(Z[:, links:], Wh[:-1], out=out[:, col:col + q])
+            tansig_shrink(out, col, BIAS * Wh[-1], l)
+            col += q
+        return out
+
+    def fill(self, X, out, parallel=True):
+        """out[:, :width] ← I for rows X (the map's dtype).
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, d)
+        out : ndarray of shape (n, ≥ width)
+        parallel : bool, default=True
+            False: the kernels and BLAS on this thread only (a Dask task).
+
+        Returns
+        -------
+        out
+        """
+        if X.shape[1] != self.sparse_weights.shape[0] - 1:
+            raise ValueError(f"X has {X.shape[1]} features, but the BLS layer was fitted on "
+                             f"{self.sparse_weights.shape[0] - 1}")
+        with thread_limit(None if parallel else 1, user_api="blas"):
+            return self.fill_nodes(self.feature_nodes(self.scale_inputs(X)), out)
+
+    def transform(self, X, parallel=True):
+        """I (n × width) for rows X (``fill``)."""
+        return self.fill(X, np.empty((X.shape[0], self.width), dtype=self.dtype), parallel)
+
+    def extremes(self, Wh, X):
+        """``enhancement_extremes`` of a new group Wh over rows X (one Dask chunk)."""
+        with thread_limit(1, user_api="blas"):
+            Z = self.feature_nodes(self.scale_inputs(X))[:, self.links:]
+            return enhancement_extremes(Z, Wh, max(Z.shape[0], 1))
+
+
+@dataclass(frozen=True)
+class SignedTargets:
+    """The reference code's ±1 class targets, 2T − 1 of a one-hot ``TargetCoding``.
+
+    Parameters
+    ----------
+    coding : fastelm._targets.TargetCoding
+    """
+
+    coding: TargetCoding
+
+    @property
+    def dtype(self):
+        """dtype of T."""
+        return self.coding.dtype
+
+    @property
+    def n_outputs(self):
+        """Columns of T."""
+        return self.coding.n_outputs
+
+    def __call__(self, y):
+        """2·one_hot(y) − 1.
+
+        Parameters
+        ----------
+        y : array-like of labels
+
+        Returns
+        -------
+        T : ndarray
+        """
+        return 2 * self.coding(y) - 1
+
+
 class BroadGram:
     """Normal-equation state of the BLS readout, kept for incremental learning.
 
@@ -259,13 +448,14 @@ class _BLS(BaseEstimator):
         "n_windows": POSITIVE_INT, "nodes_per_window": POSITIVE_INT,
         "n_enhancement": POSITIVE_INT, "shrink": POSITIVE, "reg": NONNEGATIVE,
         "sparse_lambda": NONNEGATIVE, "preprocessing": [StrOptions(set(PREPROCESSING))],
-        "direct_links": ["boolean"], "random_state": RANDOM_STATE, "dtype": DTYPE}
+        "direct_links": ["boolean"], "random_state": RANDOM_STATE, "dtype": DTYPE,
+        "layer_rows": [StrOptions({"auto"}), *POSITIVE_INT]}
 
     def __init__(self, n_windows: int = 10, nodes_per_window: int = 10,
                  n_enhancement: int = 1000, shrink: float = 0.8, reg: float = 2.0 ** -30,
                  sparse_lambda: float = 1e-3, preprocessing: str = "minmax",
                  direct_links: bool = False, random_state: RandomState = None,
-                 dtype: DType = "float64"):
+                 dtype: DType = "float64", layer_rows: int | str = "auto"):
         self.n_windows = n_windows
         self.nodes_per_window = nodes_per_window
         self.n_enhancement = n_enhancement
@@ -276,6 +466,7 @@ class _BLS(BaseEstimator):
         self.direct_links = direct_links
         self.random_state = random_state
         self.dtype = dtype
+        self.layer_rows = layer_rows
 
     # ---------------------------------------------------------------- parameters and layout
     def _check_params(self):
@@ -328,12 +519,20 @@ class _BLS(BaseEstimator):
         return max(256, BLOCK_BYTES // (itemsize * max(n_columns, 1)))
 
     # ---------------------------------------------------------------- the broad layer
+    def _broad_map(self):
+        """The fitted layer as a feature map (``BroadMap``), with the enhancement groups so far."""
+        return BroadMap(self.preprocessing_, self.__dict__.get("x_offset_"),
+                        self.__dict__.get("x_gain_"), self.sparse_weights_,
+                        self.feature_offset_, self.feature_gain_,
+                        tuple(self.enhancement_weights_), tuple(self.enhancement_shrink_),
+                        self._direct_links())
+
+    _feature_map = _broad_map  # Dask predictions map it over the row chunks (``_base``)
+
     def _scale_inputs(self, X):
-        """X' of H1 = [X', 0.1]: rows z-scored (reference) or columns min-max scaled (minmax)."""
-        if self.preprocessing_ == "reference":
-            return zscore_rows(X)
-        return affine_columns(np.array(X, dtype=X.dtype, order="C"), self.x_offset_,
-                              self.x_gain_, 0.0)
+        """X' of H1 = [X', 0.1] (``scale_inputs``)."""
+        return scale_inputs(X, self.preprocessing_, self.__dict__.get("x_offset_"),
+                            self.__dict__.get("x_gain_"))
 
     def _fit_feature_windows(self, X, rng):
         """Learn the n sparse-autoencoder windows on scaled inputs X (N×d); return Z (N×nk)."""
@@ -359,48 +558,25 @@ class _BLS(BaseEstimator):
     def _feature_nodes(self, X):
         """Z for new scaled inputs X with the fitted windows and training min-max scaling
         ([X, Z] with direct links)."""
-        Z = X @ self.sparse_weights_[:-1] + BIAS * self.sparse_weights_[-1]
-        Z = affine_columns(Z, self.feature_offset_, self.feature_gain_, 0.0)
-        return np.hstack([X, Z]) if self._direct_links() else Z
+        return self._broad_map().feature_nodes(X)
 
     def _enhancement_shrink(self, Z, Wh):
-        """l = s / max(T2), T2 = H2 Wh over the rows of Z (H2 = [Z, 0.1]), block by block.
-
-        max(T2) = max_j (max_i (Z Wh)_ij + 0.1·Wh[-1, j]) exactly (rounding is monotone). Only
-        when max(T2) ≤ 0 (a degenerate handful of rows) is max |T2| used instead.
-        """
+        """l = s / max(H2 Wh) over the rows of Z (``enhancement_shrink``), block by block."""
         Z = Z[:, self._links():]  # the feature nodes, after the direct links' inputs
-        rows = self._block_rows(Wh.shape[1])
-        bias = BIAS * Wh[-1]
-        top = np.full(Wh.shape[1], -np.inf, dtype=Wh.dtype)
-        for r0 in range(0, Z.shape[0], rows):
-            np.maximum(top, (Z[r0:r0 + rows] @ Wh[:-1]).max(axis=0), out=top)
-        top = float((top + bias).max())
-        if not top > 0:
-            top = max(float(np.abs(Z[r0:r0 + rows] @ Wh[:-1] + bias).max())
-                      for r0 in range(0, Z.shape[0], rows))
-        return self.shrink / top if top > 0 else self.shrink
+        extremes = enhancement_extremes(Z, Wh, self._block_rows(Wh.shape[1]))
+        return enhancement_shrink(*extremes, Wh, self.shrink)
 
     def _broad_blocks(self, Z, rows=None):
         """Yield (start, stop, I_block) with I = [Z | E_1 | E_2 …] for the rows of Z.
 
         One buffer is reused for every block: consume each block before asking for the next.
         """
-        L = self._n_nodes()
+        L, layer = self._n_nodes(), self._broad_map()
         rows = min(Z.shape[0], rows or self._block_rows(L))
         buffer = np.empty((max(rows, 1), L), dtype=Z.dtype)
-        nk, links = Z.shape[1], self._links()
         for r0 in range(0, Z.shape[0], rows):
             r1 = min(r0 + rows, Z.shape[0])
-            block = buffer[:r1 - r0]
-            block[:, :nk] = Z[r0:r1]
-            col = nk
-            for Wh, l in zip(self.enhancement_weights_, self.enhancement_shrink_):
-                q = Wh.shape[1]
-                np.matmul(Z[r0:r1, links:], Wh[:-1], out=block[:, col:col + q])
-                tansig_shrink(block, col, BIAS * Wh[-1], l)
-                col += q
-            yield r0, r1, block
+            yield r0, r1, layer.fill_nodes(Z[r0:r1], buffer[:r1 - r0])
 
     def broad_features(self, X: ArrayLike) -> np.ndarray:
         """I = [Z | E] for rows X: the broad layer the readout sees.
@@ -482,9 +658,15 @@ class _BLS(BaseEstimator):
     def fit(self, X: ArrayLike, y: ArrayLike) -> Self:
         """Fit the windows, the enhancement nodes and the readout on (X, y) from scratch.
 
+        The layer (input scaling, windows, enhancement weights and shrink) is learned from
+        ``layer_rows`` of the rows, the readout from all of them. Dask collections: the layer's
+        rows are gathered here, each chunk's Gram sums of I on a worker, tree-added, and the
+        readout solved here (``fastelm.dask``); the model then keeps no rows
+        (``feature_nodes_`` and ``targets_`` are None).
+
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features), or a Dask collection
         y : array-like of shape (n_samples,) or (n_samples, n_outputs) (classifiers: labels)
 
         Returns
@@ -494,13 +676,26 @@ class _BLS(BaseEstimator):
         return self._fit(X, y)
 
     def _fit(self, X, y, **target_kw):
+        if is_dask_input(X, y):
+            return self._fit_dask(X, y, **target_kw)
         with serial_if_small(self._fit_layer(X, y, **target_kw)):
             self.gram_ = self._build_gram(self._preferred_form())
             return self._solve()
 
+    def _layer_sample(self, n, rng, distributed=False):
+        """Sorted positions of the rows the layer is learned from, drawn from ``rng`` before
+        any weight: ``layer_rows`` of the n rows without replacement; None (no draw) for all."""
+        m = self.layer_rows
+        if m == "auto":
+            m = min(n, DASK_LAYER_ROWS) if distributed else n
+        if m > n:
+            raise ValueError(f"layer_rows={m} is more than the {n} training rows; give at "
+                             f"most {n}, or 'auto'")
+        return None if m == n else np.sort(rng.choice(n, size=m, replace=False))
+
     def _fit_layer(self, X, y, **target_kw):
-        """Fit the broad layer (scalings, windows, enhancement nodes) on (X, y), not the
-        readout; returns the fit's flops (``_work``), which pick its thread count."""
+        """Fit the broad layer (scalings, windows, enhancement nodes) on (X, y) in memory, not
+        the readout; returns the fit's flops (``_work``), which pick its thread count."""
         dtype = self._check_params()
         X, T = self._validate_Xy(X, y, dtype, reset=True, **target_kw)
         self._fix_layout()
@@ -514,37 +709,134 @@ class _BLS(BaseEstimator):
                      f"nodes_per_window={nk}")
         with serial_if_small(work):
             rng = check_generator(self.random_state)
-            if self.preprocessing_ == "minmax":
-                offset, gain = minmax_parameters(X, 0.0, 1.0)
-                self.x_offset_, self.x_gain_ = offset.astype(dtype), gain.astype(dtype)
-            X = self._scale_inputs(X)
-            Z = self._fit_feature_windows(X, rng)
-            if self._direct_links():
-                Z = np.hstack([X, Z])
-            del X  # a float32 copy of the caller's data is not needed for the Gram
-            Wh = draw_enhancement_weights(rng, nk + 1, self.n_enhancement, dtype)
-            self.enhancement_weights_ = [Wh]
-            self.enhancement_shrink_ = [self._enhancement_shrink(Z, Wh)]
+            index = self._layer_sample(n, rng)
+            if index is None:
+                layer_X = [X]
+                del X  # a float32 copy of the caller's data is not needed for the Gram
+                Z = self._fit_broad_layer(layer_X, rng, dtype)
+            else:
+                self._fit_broad_layer([X[index]], rng, dtype)
+                Z = self._feature_nodes(self._scale_inputs(X))
             # a copy: a regressor's T can be a view of the caller's y, which the caller may
             # change before rows or nodes are added
             self.feature_nodes_, self.targets_ = Z, np.array(T)
             self.rng_ = rng
         return work
 
+    def _fit_broad_layer(self, layer_X, rng, dtype):
+        """Learn the input scaling, the windows and the first enhancement group (with its
+        shrink) from the rows X in the one-element list ``layer_X`` (taken out of it, so that
+        X is freed once scaled); returns Z of those rows ([X', Z] with direct links)."""
+        X = layer_X.pop()
+        nk = self.n_windows * self.nodes_per_window
+        if self.preprocessing_ == "minmax":
+            offset, gain = minmax_parameters(X, 0.0, 1.0)
+            self.x_offset_, self.x_gain_ = offset.astype(dtype), gain.astype(dtype)
+        X = self._scale_inputs(X)
+        Z = self._fit_feature_windows(X, rng)
+        if self._direct_links():
+            Z = np.hstack([X, Z])
+        del X
+        Wh = draw_enhancement_weights(rng, nk + 1, self.n_enhancement, dtype)
+        self.enhancement_weights_ = [Wh]
+        self.enhancement_shrink_ = [self._enhancement_shrink(Z, Wh)]
+        return Z
+
+    def _fit_dask(self, X, y, **target_kw):
+        """``fit`` on Dask collections: the layer from ``layer_rows`` rows gathered here, the
+        primal Gram state from every chunk's sums (``DaskRows.gram_sums`` of ``BroadMap``).
+        Fewer rows than nodes: the rows are gathered and fitted in memory (dual form)."""
+        dtype = self._check_params()
+        _check_dask_dtype(dtype)
+        rows, coding = self._training_rows(X, y, dtype, reset=True, **target_kw)
+        self._fix_layout()
+        self._fixed = fixed_parameters(self)
+        coding = self._readout_coding(coding)
+        n, d = rows.count(), rows.n_features
+        nk = self.n_windows * self.nodes_per_window
+        L = self._links() + nk + self.n_enhancement
+        rng = check_generator(self.random_state)
+        index = self._layer_sample(n, rng, distributed=True)
+        m = n if index is None else len(index)
+        check_memory(_fit_bytes(m, L, d, nk) + 16.0 * L * L, type(self).__name__,
+                     f"n_enhancement={self.n_enhancement}, layer_rows={self.layer_rows}")
+        with serial_if_small(_work(m, L, d, nk)):
+            if n < L:
+                X, T = rows.gather(coding)
+                layer_X = X if index is None else X[index]
+            else:
+                layer_X = rows.take(np.arange(n) if index is None else index, dtype)
+            Z = self._fit_broad_layer([layer_X], rng, dtype)
+            del layer_X
+            self.rng_ = rng
+            if n < L:  # few rows: kept in memory, as by the in-memory fit
+                self.feature_nodes_ = Z if index is None else \
+                    self._feature_nodes(self._scale_inputs(X))
+                self.targets_ = T
+                self.gram_ = self._build_gram(self._preferred_form())
+                return self._solve()
+        del Z
+        sums = rows.gram_sums(self._broad_map(), coding)
+        self.feature_nodes_ = self.targets_ = None
+        self._rows_learned = sums.n
+        self.gram_ = BroadGram("primal", add_to_diagonal(np.asfortranarray(sums.AtA),
+                                                         self.reg), sums.AtT)
+        with serial_if_small(L ** 3 / 3):
+            return self._solve()
+
     def _code_targets(self, T):
         return T
 
-    def add_enhancement_nodes(self, n_new: int) -> Self:
+    def _readout_coding(self, coding):
+        """The y → T map of the readout, from the ``TargetCoding`` of the targets."""
+        return coding
+
+    def _n_learned(self):
+        """Rows learned so far (kept in ``feature_nodes_``, or counted by a Dask fit)."""
+        if self.feature_nodes_ is None:
+            return self._rows_learned
+        return self.feature_nodes_.shape[0]
+
+    def _kept_gram(self):
+        """The primal Gram state of a model that keeps no rows."""
+        if self.gram_ is None:
+            raise ValueError("gram_ is None, and this model keeps no rows to rebuild it from "
+                             "(fitted on Dask collections): refit it")
+        return self.gram_
+
+    def _drop_rows(self):
+        """Keep the primal Gram state of the rows learned instead of the rows (before Dask
+        rows are learned)."""
+        _check_dask_dtype(self.sparse_weights_.dtype)
+        if self.gram_ is None or self.gram_.form != "primal":
+            self.gram_ = self._build_gram("primal")
+        self._rows_learned = self.feature_nodes_.shape[0]
+        self.feature_nodes_ = self.targets_ = None
+
+    def _row_sums(self, X, y, layer=None):
+        """GramSums of I (the fitted layer, or ``layer``) over rows X, y, in memory or on Dask
+        workers: ``fastelm._gram.gram_sums`` through the row source."""
+        dtype = self.sparse_weights_.dtype
+        rows, coding = self._training_rows(X, y, dtype, reset=False)
+        return rows.gram_sums(layer or self._broad_map(), self._readout_coding(coding))
+
+    def add_enhancement_nodes(self, n_new: int, X: ArrayLike | None = None,
+                              y: ArrayLike | None = None) -> Self:
         """Append ``n_new`` enhancement nodes and update the readout without refitting.
 
         The new group gets its own Wh (next draws of ``rng_``) and shrink s / max(H2 Wh) over
         every row learned so far. The primal Gram K grows by the blocks [IᵀE; EᵀE + C·I] and
-        IᵀT by EᵀT; the dual one by E Eᵀ. Then beta is re-solved by Cholesky.
+        IᵀT by EᵀT; the dual one by E Eᵀ. Then beta is re-solved by Cholesky. A model fitted on
+        Dask keeps no rows: pass every row it learned as X, y (Dask collections or arrays), read
+        twice (the new shrink, then the sums of I with the new columns); rows that are not
+        those learned (their IᵀT differs) are refused.
 
         Parameters
         ----------
         n_new : int
             Enhancement nodes to add.
+        X, y : Dask collections or array-likes, optional
+            Every row learned, for a model fitted on Dask only.
 
         Returns
         -------
@@ -552,9 +844,42 @@ class _BLS(BaseEstimator):
         """
         self._check_unchanged()
         n_new = check_positive_int(n_new, "n_new")
+        if self.feature_nodes_ is None:
+            if X is None or y is None:
+                raise ValueError("X, y: this model keeps no rows (fitted on Dask collections);"
+                                 " pass every row it learned as X, y to add enhancement nodes")
+            return self._add_enhancement_nodes_from(n_new, X, y)
+        if X is not None or y is not None:
+            raise ValueError("X, y: this model keeps the rows it learned (feature_nodes_); "
+                             "call add_enhancement_nodes(n_new) without them")
         Z = self.feature_nodes_
         with serial_if_small(_work(Z.shape[0], self._n_nodes() + n_new, 0, Z.shape[1])):
             return self._add_enhancement_nodes(n_new)
+
+    def _add_enhancement_nodes_from(self, n_new, X, y):
+        """``add_enhancement_nodes`` of a model that keeps no rows, from its rows X, y."""
+        gram, dtype = self._kept_gram(), self.sparse_weights_.dtype
+        rows, coding = self._training_rows(X, y, dtype, reset=False)
+        state = self.rng_.bit_generator.state
+        Wh = draw_enhancement_weights(self.rng_, self.sparse_weights_.shape[1] + 1, n_new, dtype)
+        layer = self._broad_map()
+        extremes = rows.reduce(partial(layer.extremes, Wh), merge_extremes, dtype)
+        shrink = enhancement_shrink(*extremes, Wh, self.shrink)
+        wider = replace(layer, enhancement_weights=layer.enhancement_weights + (Wh,),
+                        enhancement_shrink=layer.enhancement_shrink + (shrink,))
+        sums = rows.gram_sums(wider, self._readout_coding(coding))
+        old = sums.AtT[:gram.rhs.shape[0]]
+        if sums.n != self._n_learned() or not np.allclose(
+                old, gram.rhs, rtol=1e-6, atol=1e-9 * max(1.0, np.abs(gram.rhs).max())):
+            self.rng_.bit_generator.state = state
+            raise ValueError(f"X, y: these {sums.n} rows are not the {self._n_learned()} rows "
+                             "this model learned (their IᵀT differs); pass every row learned")
+        self.enhancement_weights_.append(Wh)
+        self.enhancement_shrink_.append(shrink)
+        self.gram_ = BroadGram("primal", add_to_diagonal(np.asfortranarray(sums.AtA),
+                                                         self.reg), sums.AtT)
+        with serial_if_small(float(wider.width) ** 3 / 3):
+            return self._solve()
 
     def _add_enhancement_nodes(self, n_new):
         Z, T, dtype = self.feature_nodes_, self.targets_, self.sparse_weights_.dtype
@@ -592,11 +917,14 @@ class _BLS(BaseEstimator):
         """Learn new rows (X, y) with the fitted windows, scalings and enhancement nodes.
 
         The primal Gram absorbs I_newᵀI_new and I_newᵀT_new; the dual one grows by the blocks
-        [I_old I_newᵀ; I_new I_newᵀ + C·I]. Then beta is re-solved by Cholesky.
+        [I_old I_newᵀ; I_new I_newᵀ + C·I]. Then beta is re-solved by Cholesky. Dask rows (or
+        any rows, for a model fitted on Dask): their sums come from the workers, and the model
+        keeps the primal Gram state instead of its rows (unless all rows are fewer than the
+        nodes: then the new rows are gathered).
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features), or a Dask collection
         y : array-like of shape (n_samples,) or (n_samples, n_outputs) (classifiers: labels)
 
         Returns
@@ -605,11 +933,31 @@ class _BLS(BaseEstimator):
         """
         self._check_unchanged()
         dtype = self.sparse_weights_.dtype
+        if self.feature_nodes_ is None or is_dask_input(X, y):
+            return self._add_row_sums(X, y)
         X, T = self._validate_Xy(X, y, dtype, reset=False)
         T = self._code_targets(T)
         n_rows = self.feature_nodes_.shape[0] + X.shape[0]
         with serial_if_small(_work(n_rows, self._n_nodes(), X.shape[1], 0)):
             return self._add_rows(X, T)
+
+    def _add_row_sums(self, X, y):
+        """``add_rows`` from the rows' Gram sums (``_row_sums``) into the primal state."""
+        if self.feature_nodes_ is not None:  # Dask rows into a model that keeps its rows
+            rows, coding = self._training_rows(X, y, self.sparse_weights_.dtype, reset=False)
+            if self._n_learned() + rows.count() < self._n_nodes():  # few: learned in memory
+                X, T = rows.gather(self._readout_coding(coding))
+                with serial_if_small(_work(self._n_learned() + len(X), self._n_nodes(),
+                                           X.shape[1], 0)):
+                    return self._add_rows(X, T)
+            self._drop_rows()
+        gram = self._kept_gram()
+        sums = self._row_sums(X, y)
+        gram.K += sums.AtA
+        gram.rhs += sums.AtT
+        self._rows_learned += sums.n
+        with serial_if_small(float(self._n_nodes()) ** 3 / 3):
+            return self._solve()
 
     def _add_rows(self, X, T):
         Z_new = self._feature_nodes(self._scale_inputs(X))
@@ -636,7 +984,8 @@ class _BLS(BaseEstimator):
         return self._solve()
 
 
-    def remove_rows(self, rows: Sequence[int] | np.ndarray) -> Self:
+    def remove_rows(self, rows: Sequence[int] | np.ndarray | ArrayLike,
+                    y: ArrayLike | None = None) -> Self:
         """Forget learned rows exactly (a deletion request): the readout becomes the one trained
         on the remaining rows, with the same windows, scalings and nodes.
 
@@ -646,16 +995,29 @@ class _BLS(BaseEstimator):
         changed, when the remaining system is not positive definite (reg = 0 and fewer
         independent rows than nodes). No row selected: nothing changes.
 
+        A model fitted on Dask keeps no rows: pass the rows to forget as data,
+        ``remove_rows(X, y)`` (Dask collections or arrays); the primal Gram loses their sums.
+
         Parameters
         ----------
-        rows : array-like of int or bool
+        rows : array-like of int or bool, or (fitted on Dask) X of the rows to forget
             Positions (or a mask) among the rows learned so far.
+        y : array-like or Dask collection, optional
+            The targets of the rows to forget, for a model fitted on Dask only.
 
         Returns
         -------
         self
         """
         self._check_unchanged()
+        if self.feature_nodes_ is None:
+            if y is None:
+                raise ValueError("rows: this model keeps no rows (fitted on Dask collections); "
+                                 "pass the rows to forget as data, remove_rows(X, y)")
+            return self._remove_row_sums(rows, y)
+        if y is not None:
+            raise ValueError("y: this model keeps the rows it learned; pass rows as their "
+                             "positions (or a mask) among them, without y")
         n = self.feature_nodes_.shape[0]
         try:
             index = np.unique(np.arange(n)[rows])
@@ -691,6 +1053,25 @@ class _BLS(BaseEstimator):
                                  f"system singular at reg={self.reg:g}; increase reg") from None
             return self._solve()
 
+    def _remove_row_sums(self, X, y):
+        """``remove_rows`` of a model that keeps no rows: the primal state loses the sums of the
+        rows X, y."""
+        gram = self._kept_gram()
+        sums = self._row_sums(X, y)
+        if sums.n >= self._n_learned():
+            raise ValueError(f"X: {sums.n} rows to forget, but this model learned "
+                             f"{self._n_learned()}; cannot remove every learned row")
+        K = np.asfortranarray(gram.K - sums.AtA)
+        try:
+            cho_factor(K, lower=False, check_finite=False)
+        except np.linalg.LinAlgError:
+            raise ValueError(f"removing these {sums.n} rows leaves the readout's ridge "
+                             f"system singular at reg={self.reg:g}; increase reg") from None
+        self.gram_ = BroadGram("primal", K, gram.rhs - sums.AtT)
+        self._rows_learned -= sums.n
+        with serial_if_small(float(self._n_nodes()) ** 3 / 3):
+            return self._solve()
+
 
 class BLSRegressor(RegressorOutputs, RegressorMixin, _BLS):
     """Broad Learning System regressor, single or multi-output, with incremental learning (``add_enhancement_nodes``, ``partial_fit``).
@@ -724,7 +1105,12 @@ class BLSRegressor(RegressorOutputs, RegressorMixin, _BLS):
         Precision of the broad layer and its Gram product (K and the Cholesky solve are
         float64). float32 halves the Gram time, but its round-off needs a larger reg, growing
         with the rows: too small a reg raises LinAlgError. Accuracy, time and memory of both on
-        MNIST: docs/results/precision.md.
+        MNIST: docs/results/precision.md. Dask input: float64 only.
+    layer_rows : int or 'auto', default='auto'
+        Rows the label-free layer (input scaling, windows, enhancement shrink) is learned from:
+        that many distinct rows drawn uniformly (sorted positions, the first draws of
+        ``random_state``), the readout still from every row. 'auto': every row in memory;
+        min(n, 10000) of Dask input, which is gathered here. More than the rows: ValueError.
 
     Attributes
     ----------
@@ -736,7 +1122,8 @@ class BLSRegressor(RegressorOutputs, RegressorMixin, _BLS):
     enhancement_shrink_ : list of the groups' shrinks l_g
     beta_ : (n_nodes_, m) the readout; rows follow I = [Z | E_1 | E_2 …]
     feature_nodes_, targets_ : Z ([X', Z] with direct links) and the coded targets of every row
-        learned (for increments)
+        learned (for increments); None when fitted on Dask (the rows stay on the workers, and
+        the increments take them as data)
     gram_ : BroadGram, the kept normal equations (K is n_nodes_² or rows², float64; set it to
         None to free the memory, and the next increment rebuilds it from feature_nodes_)
     rng_ : the Generator, advanced past every draw so far
@@ -805,7 +1192,12 @@ class BLSClassifier(ClassifierOutputs, ClassifierMixin, _BLS):
         Precision of the broad layer and its Gram product (K and the Cholesky solve are
         float64). float32 halves the Gram time, but its round-off needs a larger reg, growing
         with the rows: too small a reg raises LinAlgError. Accuracy, time and memory of both on
-        MNIST: docs/results/precision.md.
+        MNIST: docs/results/precision.md. Dask input: float64 only.
+    layer_rows : int or 'auto', default='auto'
+        Rows the label-free layer (input scaling, windows, enhancement shrink) is learned from:
+        that many distinct rows drawn uniformly (sorted positions, the first draws of
+        ``random_state``), the readout still from every row. 'auto': every row in memory;
+        min(n, 10000) of Dask input, which is gathered here. More than the rows: ValueError.
 
     Attributes
     ----------
@@ -817,7 +1209,8 @@ class BLSClassifier(ClassifierOutputs, ClassifierMixin, _BLS):
     enhancement_shrink_ : list of the groups' shrinks l_g
     beta_ : (n_nodes_, m) the readout; rows follow I = [Z | E_1 | E_2 …]
     feature_nodes_, targets_ : Z ([X', Z] with direct links) and the coded targets of every row
-        learned (for increments)
+        learned (for increments); None when fitted on Dask (the rows stay on the workers, and
+        the increments take them as data)
     gram_ : BroadGram, the kept normal equations (K is n_nodes_² or rows², float64; set it to
         None to free the memory, and the next increment rebuilds it from feature_nodes_)
     rng_ : the Generator, advanced past every draw so far
@@ -840,6 +1233,9 @@ class BLSClassifier(ClassifierOutputs, ClassifierMixin, _BLS):
 
     def _code_targets(self, T):
         return 2 * T - 1 if self.preprocessing_ == "reference" else T
+
+    def _readout_coding(self, coding):
+        return SignedTargets(coding) if self.preprocessing_ == "reference" else coding
 
     def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None
                     ) -> Self:

@@ -33,7 +33,14 @@ What the estimators do with Dask input (``fit`` / ``partial_fit`` / ``predict`` 
   counts each chunk's rows) to make the splits; then one pass in which each chunk's task returns
   the Gram sums of its rows per test fold (``DaskRows.fold_gram_sums``), tree-added; a scorer's
   validation rows come chunk by chunk (``DaskRows.take``). Equal to the in-memory search to
-  round-off. The BLS estimators learn their layer from rows in memory and refuse Dask input.
+  round-off. The BLS CV estimators need their rows in memory and refuse Dask input.
+* ``BLSRegressor`` / ``BLSClassifier``: the label-free layer is learned from ``layer_rows``
+  rows gathered to the driver (``DaskRows.count``, ``DaskRows.take``); the layer is then a
+  feature map like any other (``fastelm.bls.BroadMap``, I = [X' | Z | E]), so each chunk's
+  task returns its GramSums of I and T, tree-added, and the readout is solved here. The
+  increments read Dask rows the same way (``add_rows`` adds their sums, ``remove_rows``
+  subtracts them); ``add_enhancement_nodes`` first finds the new group's shrink by
+  ``DaskRows.reduce`` (column maxima per chunk, combined in a tree).
 * Classifiers find their classes with one Dask pass (``np.unique`` per chunk, merged in a
   tree) unless ``options(classes=...)`` gives them.
 * Predictions: ``map_rows`` maps a picklable block function over the row chunks; it returns a
@@ -158,8 +165,9 @@ def is_dask_input(*objs: object) -> bool:
     return any(dask.is_dask_collection(obj) for obj in objs)
 
 
-def _as_float_2d(block, dtype):
-    """A chunk of X (numpy, pandas, zarr/h5py slice) as a 2-D float array of ``dtype``."""
+def _as_float_2d(block, dtype, n_features=None):
+    """A chunk of X (numpy, pandas, zarr/h5py slice) as a 2-D float array of ``dtype`` (with
+    ``n_features`` columns, when given)."""
     if hasattr(block, "to_numpy"):
         block = block.to_numpy()
     try:
@@ -168,6 +176,9 @@ def _as_float_2d(block, dtype):
         raise ValueError(f"X could not be converted to float: {err}") from err
     if X.ndim != 2:
         raise ValueError(f"Expected 2D array, got a chunk with {X.ndim} dimensions")
+    if n_features is not None and X.shape[1] != n_features:
+        raise ValueError(f"X has a chunk with {X.shape[1]} columns where its other chunks (or "
+                         f"its metadata) have {n_features}: give every chunk the same columns")
     if not np.isfinite(X).all():
         raise ValueError("Input X contains NaN or infinity.")
     return X
@@ -192,10 +203,10 @@ def _split_frame(X_block, y_block, y_columns):
     return X_block.iloc[:, :-k], (y.iloc[:, 0] if y_columns < 0 else y)
 
 
-def _chunk_arrays(X_block, y_block, y_columns, dtype, coding):
+def _chunk_arrays(X_block, y_block, y_columns, dtype, coding, n_features=None):
     """(X, T) arrays of one chunk."""
     X_block, y_block = _split_frame(X_block, y_block, y_columns)
-    X = _as_float_2d(X_block, dtype)
+    X = _as_float_2d(X_block, dtype, n_features)
     T = coding(y_block)
     if len(T) != len(X):
         raise ValueError(f"Found input variables with inconsistent numbers of samples: a chunk "
@@ -203,9 +214,9 @@ def _chunk_arrays(X_block, y_block, y_columns, dtype, coding):
     return X, T
 
 
-def _gram_chunk(X_block, y_block, y_columns, feature_map, coding):
+def _gram_chunk(X_block, y_block, y_columns, feature_map, coding, n_features=None):
     """GramSums (float64) of one row chunk, by the in-memory ``gram_sums`` on one thread."""
-    X, T = _chunk_arrays(X_block, y_block, y_columns, feature_map.dtype, coding)
+    X, T = _chunk_arrays(X_block, y_block, y_columns, feature_map.dtype, coding, n_features)
     return gram_sums(X, T, feature_map, parallel=False).astype(np.float64)
 
 
@@ -227,9 +238,17 @@ def _labels_chunk(X_block, y_block, y_columns):
     return np.asarray(_split_frame(X_block, y_block, y_columns)[1])
 
 
-def _take_chunk(X_block, y_block, y_columns, dtype, rows):
-    X = _as_float_2d(_split_frame(X_block, y_block, y_columns)[0], dtype)
+def _take_chunk(X_block, y_block, y_columns, dtype, rows, n_features=None):
+    X = _as_float_2d(_split_frame(X_block, y_block, y_columns)[0], dtype, n_features)
     return X[rows]
+
+
+def _len_chunk(X_block, y_block, y_columns):
+    return len(_split_frame(X_block, y_block, y_columns)[0])
+
+
+def _reduce_chunk(X_block, y_block, y_columns, dtype, n_features, func):
+    return func(_as_float_2d(_split_frame(X_block, y_block, y_columns)[0], dtype, n_features))
 
 
 def _sum(*parts):
@@ -334,7 +353,8 @@ def _known(chunks):
 def _align(X, y):
     """Align X and y into matching row chunks (delayed), never computing the data.
 
-    Returns (chunk pairs, y_columns, n_features, y_ndim, n_outputs, feature probe, n_rows).
+    Returns (chunk pairs, y_columns, n_features, y_ndim, n_outputs, feature probe, row chunk
+    lengths (None: unknown before a pass)).
 
     Dask DataFrames keep their partitions when X and y are partitioned alike (the usual case:
     columns of one frame); otherwise both become dask arrays with X's row chunks and X in one
@@ -407,14 +427,14 @@ def _align(X, y):
         X = da.from_array(X, chunks=(y.chunks[0], -1))
     if y.ndim == 2 and y.numblocks[1] > 1:
         y = y.rechunk({1: -1})
-    n_rows = int(X.shape[0]) if _known(X.chunks[0]) else None
+    lengths = tuple(int(c) for c in X.chunks[0]) if _known(X.chunks[0]) else None
     # optimise X and y as one graph: a source both slice (X = A[:, :d], y = A[:, d]) stays one
     # task instead of being fused into, and computed for, each of them
     import dask
     X, y = dask.optimize(X, y)
     blocks = zip(X.to_delayed(optimize_graph=False)[:, 0],
                  y.to_delayed(optimize_graph=False).ravel())
-    return list(blocks), None, n_features, y_ndim, n_outputs, probe, n_rows
+    return list(blocks), None, n_features, y_ndim, n_outputs, probe, lengths
 
 
 def _tree(parts, combine, split_every):
@@ -447,7 +467,9 @@ class DaskRows:
 
     def __init__(self, X: Rows, y: Rows):
         (self._pairs, self._y_columns, self.n_features, self.y_ndim, self.n_outputs,
-         self.feature_probe, self.n_rows) = _align(X, y)
+         self.feature_probe, lengths) = _align(X, y)
+        self._offsets = None if lengths is None else np.cumsum((0,) + lengths)
+        self.n_rows = None if lengths is None else int(self._offsets[-1])
         self._X, self._y = X, y
         self._options = dict(_OPTIONS.get())
         self.sequential = bool(self._options["sequential"])
@@ -492,7 +514,8 @@ class DaskRows:
         feature_map = dask.delayed(feature_map, traverse=False)
         coding = dask.delayed(coding, traverse=False)
         gram = dask.delayed(_gram_chunk, pure=True)
-        parts = [gram(xb, yb, self._y_columns, feature_map, coding) for xb, yb in self._pairs]
+        parts = [gram(xb, yb, self._y_columns, feature_map, coding, self.n_features)
+                 for xb, yb in self._pairs]
         (sums,) = self._compute(self._tree(parts, _sum))
         if sums.n == 0:
             raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
@@ -541,9 +564,48 @@ class DaskRows:
         (sums,) = self._compute(self._tree(parts, _sum_lists))
         return sums
 
+    def count(self) -> int:
+        """The number of rows: known from the chunks of a dask array, else one pass counting
+        each chunk's rows (which ``take`` then uses).
+
+        Returns
+        -------
+        int
+        """
+        if self._offsets is None:
+            import dask
+            part = dask.delayed(_len_chunk, pure=True)
+            lengths = self._compute(*[part(xb, yb, self._y_columns) for xb, yb in self._pairs])
+            self._offsets = np.cumsum([0] + list(lengths))
+            self.n_rows = int(self._offsets[-1])
+        return int(self.n_rows)
+
+    def reduce(self, func: Callable[[np.ndarray], Any], combine: Callable[..., Any],
+               dtype: DTypeLike) -> Any:
+        """``combine`` of ``func(X_c)`` over the row chunks X_c of X (float arrays of ``dtype``),
+        each on a worker, combined in a tree: e.g. column maxima of features of all rows.
+
+        Parameters
+        ----------
+        func : picklable callable, (rows×d array) → value
+        combine : picklable callable, (*values) → value
+        dtype : numpy dtype
+
+        Returns
+        -------
+        the combined value
+        """
+        import dask
+        part = dask.delayed(_reduce_chunk, pure=True)
+        func = dask.delayed(func, traverse=False)
+        (value,) = self._compute(self._tree(
+            [part(xb, yb, self._y_columns, dtype, self.n_features, func)
+             for xb, yb in self._pairs], combine))
+        return value
+
     def take(self, rows: np.ndarray, dtype: DTypeLike) -> np.ndarray:
-        """X[rows] in memory (rows: indices into all rows, after ``targets``), each chunk's
-        share selected on its worker.
+        """X[rows] in memory (rows: indices into all rows, after ``count`` or ``targets``),
+        each chunk's share selected on its worker.
 
         Parameters
         ----------
@@ -563,7 +625,8 @@ class DaskRows:
         for i, (xb, yb) in enumerate(self._pairs):
             lo, hi = np.searchsorted(ordered, [o[i], o[i + 1]])
             if hi > lo:
-                parts.append(take(xb, yb, self._y_columns, dtype, ordered[lo:hi] - o[i]))
+                parts.append(take(xb, yb, self._y_columns, dtype, ordered[lo:hi] - o[i],
+                                  self.n_features))
         out = np.empty((len(rows), self.n_features), dtype=dtype)
         if parts:
             out[order] = np.concatenate(self._compute(*parts))

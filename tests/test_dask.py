@@ -291,3 +291,182 @@ def test_dask_frames_whose_index_misaligns_are_named(y_partitions):
         alpha = getattr(fitted, "alpha_", fitted.alpha)  # ELM: chosen by GCV; OS-ELM: 1e-3
         _close(fitted.predict(X), ELMRegressor(n_hidden=5, alpha=alpha, random_state=0)
                .fit(X, y).predict(X))
+
+# --------------------------------------------------------------------------- BLS on Dask
+
+def _bls_kwargs(**kw):
+    return {**dict(n_windows=3, nodes_per_window=4, n_enhancement=60, reg=1e-3, random_state=2,
+                   layer_rows=400), **kw}
+
+
+def _same_bls(dask_model, memory_model):
+    np.testing.assert_array_equal(dask_model.sparse_weights_, memory_model.sparse_weights_)
+    for a, b in zip(dask_model.enhancement_weights_, memory_model.enhancement_weights_):
+        np.testing.assert_array_equal(a, b)
+    assert dask_model.enhancement_shrink_ == memory_model.enhancement_shrink_
+    _close(dask_model.beta_, memory_model.beta_)
+
+
+@pytest.fixture
+def no_gathering(monkeypatch):
+    """Every Dask result that reaches this process is small: the layer sample (at most
+    ``limit`` rows of X) or Gram sums; gathering X or y whole raises."""
+    from fastelm import dask as fdask
+
+    def gather(self, coding):
+        raise AssertionError("the rows were gathered")
+
+    def compute(self, *collections):
+        out = original(self, *collections)
+        nbytes = sum(np.asarray(part).nbytes for part in out if hasattr(part, "shape"))
+        if nbytes > 400 * 7 * 8:
+            raise AssertionError(f"{nbytes} bytes of rows reached the driver")
+        return out
+
+    original = fdask.DaskRows._compute
+    monkeypatch.setattr(fdask.DaskRows, "gather", gather)
+    monkeypatch.setattr(fdask.DaskRows, "_compute", compute)
+
+
+@pytest.mark.parametrize("direct_links, preprocessing", [(False, "minmax"),
+                                                         (True, "reference")])
+def test_bls_equals_in_memory_fit_with_the_same_layer_rows(client, no_gathering, direct_links,
+                                                            preprocessing):
+    from fastelm import BLSClassifier, BLSRegressor
+    X, Y, labels = _data()
+    kw = _bls_kwargs(direct_links=direct_links, preprocessing=preprocessing)
+    Xd = da.from_array(X, chunks=(137, 7))
+    regressor = BLSRegressor(**kw).fit(Xd, da.from_array(Y, chunks=(137, 2)))
+    memory = BLSRegressor(**kw).fit(X, Y)
+    _same_bls(regressor, memory)
+    assert regressor.feature_nodes_ is None and regressor.n_features_in_ == 7
+    prediction = regressor.predict(Xd)
+    assert is_dask_input(prediction)
+    _close(prediction.compute(), memory.predict(X))
+    classifier = BLSClassifier(**kw).fit(Xd, da.from_array(labels, chunks=137))
+    memory = BLSClassifier(**kw).fit(X, labels)
+    _same_bls(classifier, memory)
+    assert np.array_equal(classifier.predict(Xd).compute(), memory.predict(X))
+    _close(classifier.predict_proba(Xd).compute(), memory.predict_proba(X))
+    _close(classifier.decision_function(Xd).compute(), memory.decision_function(X))
+
+
+def test_bls_dask_dataframe_and_unknown_chunks(client):
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    from fastelm import BLSClassifier, BLSRegressor
+    X, Y, labels = _data()
+    features = [f"x{i}" for i in range(7)]
+    frame = pd.DataFrame(X, columns=features).assign(y=Y[:, 0], label=labels)
+    ddf = dd.from_pandas(frame, npartitions=5)
+    memory = BLSRegressor(**_bls_kwargs()).fit(frame[features], frame["y"])
+    model = BLSRegressor(**_bls_kwargs()).fit(ddf[features], ddf["y"])
+    _same_bls(model, memory)
+    assert list(model.feature_names_in_) == features
+    _close(model.predict(ddf[features]).compute(), memory.predict(frame[features]))
+    unknown = ddf[features].to_dask_array(), ddf["label"].to_dask_array()
+    assert np.isnan(unknown[0].shape[0])
+    _same_bls(BLSClassifier(**_bls_kwargs(direct_links=True)).fit(*unknown),
+              BLSClassifier(**_bls_kwargs(direct_links=True)).fit(X, labels))
+
+
+@pytest.mark.parametrize("estimator", ["BLSRegressor", "BLSClassifier"])
+def test_bls_increments_on_dask_equal_in_memory(client, no_gathering, estimator):
+    import fastelm
+    X, Y, labels = _data()
+    y = labels if estimator == "BLSClassifier" else Y[:, 0]
+    make = getattr(fastelm, estimator)
+    Xd, yd = da.from_array(X, chunks=(250, 7)), da.from_array(y, chunks=250)
+    memory = make(**_bls_kwargs(direct_links=True)).fit(X[:1000], y[:1000])
+    model = make(**_bls_kwargs(direct_links=True)).fit(Xd[:1000], yd[:1000])
+    memory.add_rows(X[1000:], y[1000:])
+    model.add_rows(Xd[1000:], yd[1000:])
+    _same_bls(model, memory)
+    gone = np.r_[10:60, 1200:1230]
+    memory.remove_rows(gone)
+    model.remove_rows(Xd[gone], yd[gone])
+    _same_bls(model, memory)
+    keep = np.setdiff1d(np.arange(1500), gone)
+    memory.add_enhancement_nodes(25)
+    model.add_enhancement_nodes(25, Xd[keep], yd[keep])  # every row learned, read twice
+    _same_bls(model, memory)
+    np.testing.assert_array_equal(model.rng_.random(3), memory.rng_.random(3))
+    with pytest.raises(ValueError, match="not the 1420 rows"):
+        model.add_enhancement_nodes(5, Xd[:1420], yd[:1420])
+    assert len(model.enhancement_weights_) == 2  # nothing changed
+
+
+def test_bls_dask_rows_into_a_model_fitted_in_memory(client):
+    from fastelm import BLSClassifier, BLSRegressor
+    X, Y, labels = _data()
+    memory = BLSClassifier(**_bls_kwargs()).partial_fit(X[:700], labels[:700],
+                                                        classes=["ant", "bee", "cat"])
+    mixed = BLSClassifier(**_bls_kwargs()).fit(X[:700], labels[:700])
+    memory.partial_fit(X[700:], labels[700:])
+    mixed.partial_fit(da.from_array(X[700:], chunks=300), da.from_array(labels[700:], chunks=300))
+    assert mixed.feature_nodes_ is None  # the model now keeps its Gram state, not its rows
+    _same_bls(mixed, memory)
+    # fewer rows than nodes in all: the Dask rows are gathered and learned in memory
+    few = BLSRegressor(**_bls_kwargs(layer_rows=30)).fit(X[:30], Y[:30])
+    few_memory = BLSRegressor(**_bls_kwargs(layer_rows=30)).fit(X[:30], Y[:30])
+    few.add_rows(da.from_array(X[30:40], chunks=5), da.from_array(Y[30:40], chunks=(5, 2)))
+    few_memory.add_rows(X[30:40], Y[30:40])
+    assert few.feature_nodes_.shape[0] == 40 and few.gram_.form == "dual"
+    _same_bls(few, few_memory)
+    dask_fitted = BLSRegressor(**_bls_kwargs(layer_rows=20)).fit(
+        da.from_array(X[:40], chunks=10), da.from_array(Y[:40], chunks=(10, 2)))
+    _same_bls(dask_fitted, BLSRegressor(**_bls_kwargs(layer_rows=20)).fit(X[:40], Y[:40]))
+
+
+def test_bls_fitted_on_dask_pickles_and_predicts_in_memory(client):
+    import pickle
+
+    from fastelm import BLSClassifier
+    X, _, labels = _data()
+    model = BLSClassifier(**_bls_kwargs()).fit(da.from_array(X, chunks=200),
+                                               da.from_array(labels, chunks=200))
+    restored = pickle.loads(pickle.dumps(model))
+    memory = BLSClassifier(**_bls_kwargs()).fit(X, labels)
+    _close(restored.predict_proba(X), memory.predict_proba(X))
+    assert np.array_equal(restored.predict(X), memory.predict(X))
+    restored.add_rows(X[:100], labels[:100])  # rows in memory into a model keeping no rows
+    memory.add_rows(X[:100], labels[:100])
+    _same_bls(restored, memory)
+
+
+def test_bls_layer_rows_default_and_bad_input(client):
+    import dask
+
+    from fastelm import BLSRegressor
+    X, Y, _ = _data(n=600)
+    default = BLSRegressor(**_bls_kwargs(layer_rows="auto")).fit(X, Y)
+    every = BLSRegressor(**_bls_kwargs(layer_rows=600)).fit(X, Y)
+    np.testing.assert_array_equal(default.beta_, every.beta_)  # 'auto' in memory: every row
+    sample = BLSRegressor(**_bls_kwargs(layer_rows=599)).fit(X, Y)
+    assert not np.array_equal(sample.sparse_weights_, every.sparse_weights_)
+    Xd = da.from_array(X, chunks=(200, 7))
+    # 'auto' on Dask: min(n, 10000) rows, here every one
+    np.testing.assert_array_equal(BLSRegressor(**_bls_kwargs(layer_rows="auto")).fit(Xd, Y)
+                                  .sparse_weights_, every.sparse_weights_)
+    for data in ((X, Y), (Xd, Y)):
+        with pytest.raises(ValueError, match=r"^layer_rows=601 is more than the 600 training"):
+            BLSRegressor(**_bls_kwargs(layer_rows=601)).fit(*data)
+    with pytest.raises(ValueError, match="layer_rows"):
+        BLSRegressor(layer_rows=0).fit(X, Y)
+    ragged = da.concatenate([Xd[:300], da.from_delayed(dask.delayed(np.ascontiguousarray)(
+        X[300:, :5]), shape=(300, 7), dtype=float)])
+    with pytest.raises(ValueError, match="X has a chunk with 5 columns where its other"):
+        BLSRegressor(**_bls_kwargs(layer_rows=599)).fit(ragged, Y)
+    with pytest.raises(ValueError, match=r"^dtype='float32': a BLS learns Dask rows"):
+        BLSRegressor(**_bls_kwargs(dtype="float32")).fit(Xd, Y)
+    model = BLSRegressor(**_bls_kwargs()).fit(Xd, Y)
+    with pytest.raises(ValueError, match=r"^rows: this model keeps no rows"):
+        model.remove_rows([0, 1])
+    with pytest.raises(ValueError, match=r"^X, y: this model keeps no rows"):
+        model.add_enhancement_nodes(5)
+    with pytest.raises(ValueError, match="cannot remove every learned row"):
+        model.remove_rows(Xd, Y)
+    with pytest.raises(ValueError, match=r"^y: this model keeps the rows"):
+        every.remove_rows(X[:3], Y[:3])
+    with pytest.raises(ValueError, match=r"^X, y: this model keeps the rows"):
+        every.add_enhancement_nodes(5, X, Y)

@@ -82,6 +82,7 @@ class _BLSCV(_SearchCV, _BLS):
     """
 
     _penalty, _size = "reg", None
+    layer_rows = "auto"  # every split's layer is learned from all its training rows
     # the grids (regs, direct_links) are checked by fit; the refit validates the rest
     _parameter_constraints = {**{k: v for k, v in _BLS._parameter_constraints.items()
                                  if k not in ("reg", "direct_links")},
