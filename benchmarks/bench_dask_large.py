@@ -22,8 +22,8 @@ beta, test accuracies, times), and ``--mnist``: MNIST's 60000 training images as
 the Dask fit against the in-memory fits with the same layer rows and with every row (MNIST is
 read by ``fastelm.datasets.load_mnist`` from $FASTELM_DATA). Results: docs/results/dask-bls/.
 
-    nice -n 10 python -m benchmarks.bench_dask_large --model bls --gb 5 --d 200 \
-        --memory-limit 600MB --memory-gb 0.4 --mnist --json bls.json
+    nice -n 10 python -m benchmarks.bench_dask_large --model bls --gb 5 --d 1000 --windows 5 \
+        --q 200 --chunk-rows 5000 --memory-limit 600MB --memory-gb 0.4 --mnist --mnist-q 500
 """
 import argparse
 import json
@@ -181,8 +181,16 @@ def _classes(y):
     return (y >= -0.3).astype(np.int64) + (y >= 0.3)
 
 
-def _bls(seed, **kw):
-    return BLSClassifier(n_windows=10, nodes_per_window=10, reg=1e-3, random_state=seed, **kw)
+def _bls(seed, n_windows=10, **kw):
+    return BLSClassifier(n_windows=n_windows, nodes_per_window=10, reg=1e-3, random_state=seed,
+                         **kw)
+
+
+def _to_driver(a):
+    """A dask array in this process, block by block (``dask.compute`` of the whole array would
+    concatenate it on one worker, over its memory limit)."""
+    import dask
+    return np.concatenate(dask.compute(*a.to_delayed().ravel()))
 
 
 def _rel(a, b):
@@ -190,7 +198,7 @@ def _rel(a, b):
 
 
 def run_bls(gigabytes, n_features, n_enhancement, chunk_rows, memory_gb, seed=0,
-            layer_rows="auto"):
+            layer_rows="auto", n_windows=10):
     """BLSClassifier on Dask (current client) on ``gigabytes`` GB of X, then on ``memory_gb``
     GB both on Dask and in memory; returns the figures."""
     import dask
@@ -199,7 +207,8 @@ def run_bls(gigabytes, n_features, n_enhancement, chunk_rows, memory_gb, seed=0,
     X, y = make_data(0.002, n_features, 1000, seed + 1)
     _bls(seed, n_enhancement=20).fit(X, _classes(y))  # warm: imports, numba cache
     X, y = make_data(gigabytes, n_features, chunk_rows, seed)
-    model = _bls(seed, n_enhancement=n_enhancement, layer_rows=layer_rows)
+    kw = dict(n_enhancement=n_enhancement, n_windows=n_windows)
+    model = _bls(seed, layer_rows=layer_rows, **kw)
     with MemorySampler() as memory:
         start = time.perf_counter()
         model.fit(X, _classes(y))
@@ -212,19 +221,20 @@ def run_bls(gigabytes, n_features, n_enhancement, chunk_rows, memory_gb, seed=0,
            "dask_worker_rss_peak_mb": sorted(_mb(v) for v in memory.worker_peak.values()),
            "worker_processes_seen": len(memory.worker_peak),
            "dask_accuracy_fresh_sample": round(model.score(Xt, yt), 4)}
+    print(json.dumps(out), flush=True)  # the large run's figures, before the smaller runs
     # the size both can run: the same model on Dask and in memory, the same layer rows
     Xs, ys = make_data(memory_gb, n_features, chunk_rows, seed)  # the same target, fewer rows
     ys = _classes(ys)
     start = time.perf_counter()
-    small = _bls(seed, n_enhancement=n_enhancement, layer_rows=layer_rows).fit(Xs, ys)
+    small = _bls(seed, layer_rows=layer_rows, **kw).fit(Xs, ys)
     small_seconds = time.perf_counter() - start
-    Xm, ym = dask.compute(Xs, ys)
+    Xm, ym = _to_driver(Xs), _to_driver(ys)
     rows = min(len(Xm), 10_000) if layer_rows == "auto" else layer_rows
     start = time.perf_counter()
-    memory_model = _bls(seed, n_enhancement=n_enhancement, layer_rows=rows).fit(Xm, ym)
+    memory_model = _bls(seed, layer_rows=rows, **kw).fit(Xm, ym)
     memory_seconds = time.perf_counter() - start
     start = time.perf_counter()
-    every = _bls(seed, n_enhancement=n_enhancement).fit(Xm, ym)
+    every = _bls(seed, **kw).fit(Xm, ym)
     every_seconds = time.perf_counter() - start
     del Xm, ym
     out.update({"small_gigabytes_X": Xs.nbytes / 1e9, "small_rows": Xs.shape[0],
@@ -238,7 +248,7 @@ def run_bls(gigabytes, n_features, n_enhancement, chunk_rows, memory_gb, seed=0,
     return out
 
 
-def run_bls_mnist(n_enhancement=2000, chunk_rows=10_000, seed=0):
+def run_bls_mnist(n_enhancement=2000, chunk_rows=5000, seed=0):
     """MNIST through Dask: the 60000 training images as a dask array (rows chunked), the
     reference preprocessing; against the in-memory fits with the same layer rows (10000,
     'auto' on Dask) and with every row."""
@@ -290,6 +300,8 @@ def main(argv=None):
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--model", choices=("elm", "bls"), default="elm")
     parser.add_argument("--q", type=int, default=400, help="BLS enhancement nodes")
+    parser.add_argument("--windows", type=int, default=10, help="BLS feature windows (of 10)")
+    parser.add_argument("--mnist-q", type=int, default=2000, help="BLS enhancement, MNIST")
     parser.add_argument("--memory-gb", type=float, default=0.4,
                         help="BLS: size fitted both on Dask and in memory")
     parser.add_argument("--layer-rows", default="auto", help="BLS layer_rows")
@@ -313,9 +325,9 @@ def main(argv=None):
         if args.model == "bls":
             layer_rows = args.layer_rows if args.layer_rows == "auto" else int(args.layer_rows)
             result = run_bls(args.gb, args.d, args.q, args.chunk_rows, args.memory_gb,
-                             args.seed, layer_rows)
+                             args.seed, layer_rows, args.windows)
             if args.mnist:
-                result.update(run_bls_mnist(seed=args.seed))
+                result.update(run_bls_mnist(args.mnist_q, seed=args.seed))
         elif args.verify:
             result = verify(args.gb, args.d, args.L, args.chunk_rows, args.seed)
         else:

@@ -700,7 +700,14 @@ class _BLS(BaseEstimator):
         X, T = self._validate_Xy(X, y, dtype, reset=True, **target_kw)
         self._fix_layout()
         self._fixed = fixed_parameters(self)
-        T = self._code_targets(T)
+        rows = [X]
+        del X  # a float32 copy of the caller's data is not needed for the Gram
+        return self._fit_layer_arrays(rows, self._code_targets(T), dtype)
+
+    def _fit_layer_arrays(self, rows, T, dtype, distributed=False):
+        """``_fit_layer`` on validated rows X (the one element of the list ``rows``, taken out
+        of it so that X can be freed once scaled) and coded targets T."""
+        X = rows.pop()
         n, d = X.shape
         nk = self.n_windows * self.nodes_per_window
         work = _work(n, nk + self.n_enhancement, d, nk)
@@ -709,11 +716,11 @@ class _BLS(BaseEstimator):
                      f"nodes_per_window={nk}")
         with serial_if_small(work):
             rng = check_generator(self.random_state)
-            index = self._layer_sample(n, rng)
+            index = self._layer_sample(n, rng, distributed)
             if index is None:
-                layer_X = [X]
-                del X  # a float32 copy of the caller's data is not needed for the Gram
-                Z = self._fit_broad_layer(layer_X, rng, dtype)
+                rows.append(X)
+                del X
+                Z = self._fit_broad_layer(rows, rng, dtype)
             else:
                 self._fit_broad_layer([X[index]], rng, dtype)
                 Z = self._feature_nodes(self._scale_inputs(X))
@@ -752,6 +759,25 @@ class _BLS(BaseEstimator):
         self._fix_layout()
         self._fixed = fixed_parameters(self)
         coding = self._readout_coding(coding)
+        L = self._links() + self.n_windows * self.nodes_per_window + self.n_enhancement
+        if rows.count() < L:  # few rows: gathered and fitted in memory
+            X, T = rows.gather(coding)
+            X = [X]
+            with serial_if_small(self._fit_layer_arrays(X, T, dtype, distributed=True)):
+                self.gram_ = self._build_gram(self._preferred_form())
+                return self._solve()
+        self._fit_dask_layer(rows, dtype)
+        sums = rows.gram_sums(self._broad_map(), coding)
+        self.feature_nodes_ = self.targets_ = None
+        self._rows_learned = sums.n
+        self.gram_ = BroadGram("primal", add_to_diagonal(np.asfortranarray(sums.AtA),
+                                                         self.reg), sums.AtT)
+        with serial_if_small(L ** 3 / 3):
+            return self._solve()
+
+    def _fit_dask_layer(self, rows, dtype):
+        """The broad layer from ``layer_rows`` rows of a Dask row source, gathered here (the
+        sample's positions drawn from ``random_state`` first, as in memory)."""
         n, d = rows.count(), rows.n_features
         nk = self.n_windows * self.nodes_per_window
         L = self._links() + nk + self.n_enhancement
@@ -761,28 +787,9 @@ class _BLS(BaseEstimator):
         check_memory(_fit_bytes(m, L, d, nk) + 16.0 * L * L, type(self).__name__,
                      f"n_enhancement={self.n_enhancement}, layer_rows={self.layer_rows}")
         with serial_if_small(_work(m, L, d, nk)):
-            if n < L:
-                X, T = rows.gather(coding)
-                layer_X = X if index is None else X[index]
-            else:
-                layer_X = rows.take(np.arange(n) if index is None else index, dtype)
-            Z = self._fit_broad_layer([layer_X], rng, dtype)
-            del layer_X
-            self.rng_ = rng
-            if n < L:  # few rows: kept in memory, as by the in-memory fit
-                self.feature_nodes_ = Z if index is None else \
-                    self._feature_nodes(self._scale_inputs(X))
-                self.targets_ = T
-                self.gram_ = self._build_gram(self._preferred_form())
-                return self._solve()
-        del Z
-        sums = rows.gram_sums(self._broad_map(), coding)
-        self.feature_nodes_ = self.targets_ = None
-        self._rows_learned = sums.n
-        self.gram_ = BroadGram("primal", add_to_diagonal(np.asfortranarray(sums.AtA),
-                                                         self.reg), sums.AtT)
-        with serial_if_small(L ** 3 / 3):
-            return self._solve()
+            self._fit_broad_layer([rows.take(np.arange(n) if index is None else index, dtype)],
+                                  rng, dtype)
+        self.rng_ = rng
 
     def _code_targets(self, T):
         return T

@@ -33,7 +33,8 @@ What the estimators do with Dask input (``fit`` / ``partial_fit`` / ``predict`` 
   counts each chunk's rows) to make the splits; then one pass in which each chunk's task returns
   the Gram sums of its rows per test fold (``DaskRows.fold_gram_sums``), tree-added; a scorer's
   validation rows come chunk by chunk (``DaskRows.take``). Equal to the in-memory search to
-  round-off. The BLS CV estimators need their rows in memory and refuse Dask input.
+  round-off. ``BLSRegressorCV`` / ``BLSClassifierCV`` with ``shared_layer=True`` do the same
+  with the shared layer's ``BroadMap`` (its layer from ``layer_rows`` rows, as below).
 * ``BLSRegressor`` / ``BLSClassifier``: the label-free layer is learned from ``layer_rows``
   rows gathered to the driver (``DaskRows.count``, ``DaskRows.take``); the layer is then a
   feature map like any other (``fastelm.bls.BroadMap``, I = [X' | Z | E]), so each chunk's

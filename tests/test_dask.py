@@ -470,3 +470,35 @@ def test_bls_layer_rows_default_and_bad_input(client):
         every.remove_rows(X[:3], Y[:3])
     with pytest.raises(ValueError, match=r"^X, y: this model keeps the rows"):
         every.add_enhancement_nodes(5, X, Y)
+
+
+def test_bls_cv_shared_layer_on_dask_equals_in_memory(client):
+    from sklearn.model_selection import KFold, ShuffleSplit, StratifiedKFold
+
+    from fastelm.model_selection import BLSClassifierCV, BLSRegressorCV
+    X, Y, labels = _data()
+    kw = dict(n_windows=3, nodes_per_window=4, n_enhancement=60, random_state=2,
+              shared_layer=True, regs=[1e-3, 1e-2, 1e-1, 1.0])
+    Xd = da.from_array(X, chunks=(300, 7))
+    memory = BLSRegressorCV(cv=KFold(4), **kw).fit(X, Y[:, 0])
+    model = BLSRegressorCV(cv=KFold(4), **kw).fit(Xd, da.from_array(Y[:, 0], chunks=300))
+    assert (model.reg_, model.direct_links_) == (memory.reg_, memory.direct_links_)
+    _close(model.cv_results_["mean_test_score"], memory.cv_results_["mean_test_score"])
+    _close(model.beta_, memory.beta_)
+    assert model.feature_nodes_ is None
+    # a scorer: the validation rows of I come chunk by chunk; ±1 targets (reference)
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    kw.update(scoring="accuracy", preprocessing="reference", direct_links=[False, True])
+    memory = BLSClassifierCV(cv=cv, **kw).fit(X, labels)
+    model = BLSClassifierCV(cv=cv, **kw).fit(Xd, da.from_array(labels, chunks=300))
+    np.testing.assert_array_equal(model.cv_results_["mean_test_score"],
+                                  memory.cv_results_["mean_test_score"])
+    assert (model.reg_, model.direct_links_) == (memory.reg_, memory.direct_links_)
+    _close(model.decision_function(Xd).compute(), memory.decision_function(X))
+    with pytest.raises(ValueError, match=r"^cv: with Dask inputs the test folds must be"):
+        BLSRegressorCV(cv=ShuffleSplit(3, random_state=0), shared_layer=True,
+                       n_enhancement=60).fit(Xd, Y[:, 0])
+    with pytest.raises(ValueError, match=r"^shared_layer=False: each split's own layer"):
+        BLSRegressorCV(cv=KFold(3), shared_layer=False).fit(Xd, Y[:, 0])
+    with pytest.raises(ValueError, match=r"^cv='gcv' needs the rows in memory"):
+        BLSRegressorCV(cv="gcv", shared_layer=True).fit(Xd, Y[:, 0])

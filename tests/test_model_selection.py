@@ -625,14 +625,14 @@ def test_dask_inputs_with_few_rows_take_the_dual_form_in_memory():
     _close_search(ours, memory)
 
 
-def test_dask_inputs_need_partition_folds_and_bls_refuses_them():
+def test_dask_inputs_need_partition_folds_and_bls_cv_a_shared_layer():
     da = pytest.importorskip("dask.array")
     X, y = regression_data(n=120)
     Xd, yd = da.from_array(X, chunks=(50, 6)), da.from_array(y, chunks=50)
     splits = [(np.arange(60), np.arange(60, 100))]  # rows 100… in no split
     with pytest.raises(ValueError, match="cv"):
         ELMRegressorCV(n_hidden=20, cv=splits).fit(Xd, yd)
-    with pytest.raises(TypeError, match="Dask"):
+    with pytest.raises(ValueError, match="^shared_layer=False"):  # tests/test_dask.py: True
         BLSRegressorCV(n_enhancement=10).fit(Xd, yd)
 
 

@@ -9,7 +9,9 @@ training rows are fewer than the nodes, from the kernels of its rows' I (the dua
 the direct links) is searched. With ``shared_layer=True`` one layer serves every split: the
 primal training sums are S − S_f (all rows minus the split's validation rows), the dual system
 K[tr, tr] + C I with K = IIᵀ = X'X'ᵀ + [Z|E][Z|E]ᵀ, so both link settings share the layer
-(``_BLSCV``).
+(``_BLSCV``). Dask rows (``shared_layer=True``, KFold-like splits): the layer from
+``layer_rows`` rows ('auto': at most 10000) and the per-fold sums of the widest I from one pass
+on the workers (``_fold_sums.fold_sums``); without the direct links, their trailing block.
 """
 from __future__ import annotations
 
@@ -22,10 +24,13 @@ from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
 
 from .._base import ClassifierOutputs, RegressorOutputs
 from .._gram import GramSums
-from .._validation import DType, RandomState
-from ..bls import BLSClassifier, BLSRegressor, _BLS, serial_if_small
-from ._fold_sums import _FoldData, dual_grid
 from .._hat import HAT_CV, gcv_sums_scores, hat_scores, hat_spectrum
+from .._ridge import add_to_diagonal
+from .._rows import is_dask_input
+from .._validation import DType, RandomState, fixed_parameters
+from ..bls import (BLSClassifier, BLSRegressor, BroadGram, SignedTargets, _BLS,
+                   _check_dask_dtype, serial_if_small)
+from ._fold_sums import _FoldData, dual_grid, fold_sums
 from ._search import (GRID, SEARCH_CONSTRAINTS, _check_scorer, _SearchCV, _splits,
                       check_bool_grid, check_cv_string, check_grid, default_hat_kind)
 
@@ -137,7 +142,7 @@ class _BLSCV(_SearchCV, _BLS):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features), or a Dask collection
         y : array-like of shape (n_samples,) or (n_samples, n_outputs) (classifiers: labels)
 
         Returns
@@ -148,19 +153,29 @@ class _BLSCV(_SearchCV, _BLS):
         self._fix_layout()
         regs = None if self.regs is None else check_grid(self.regs, "regs")
         links = check_bool_grid(self.direct_links, "direct_links")
-        cv = check_cv_string(self.cv, self.scoring)  # BLS takes no Dask input
+        dask = is_dask_input(X, y)
+        cv = check_cv_string(self.cv, self.scoring, rows_in_memory=not dask)
         hat = cv in HAT_CV
         for name in ("reg_", "direct_links_"):
             self.__dict__.pop(name, None)
         probe = self._base(1.0 if regs is None else regs[0], False)
         dtype = probe._check_params()
-        X, T = self._validate_Xy(X, y, dtype, reset=True)
+        self._dask = None
+        if dask:
+            X, y, T = self._dask_rows(X, y, dtype, cv, hat, links)
+        else:
+            X, T = self._validate_Xy(X, y, dtype, reset=True)
+            T = self._code_targets(T)
         names = self.__dict__.get("feature_names_in_")  # the refit validates X again
-        T = self._code_targets(T)
         y = self._labels(y)
         folds = None if hat else _splits(cv, X, y, is_classifier(self))
         if not hat:
             self._check_classes(y, folds)
+        width = ((self.n_features_in_ if any(links) else 0)
+                 + self.n_windows * self.nodes_per_window + self.n_enhancement)
+        if self._dask is not None and min(len(tr) for tr, _ in folds) < width:
+            X, T = self._dask[0].gather(self._dask[1])  # the dual form: few rows, gathered
+            self._dask = None
         template = self._template()
         scorer = None if hat else _check_scorer(self.scoring, template)
         self._alphas = regs
@@ -168,10 +183,16 @@ class _BLSCV(_SearchCV, _BLS):
             link, a, _ = self._search(X, y, T, None, links, scorer, folds, template)
             self.regs_ = np.array(self._alphas)
             self.reg_, self.direct_links_ = self._alphas[a], links[link]
-            del self._alphas
+            del self._alphas, self._dask
             return self._fit(X, y)._restore_feature_names(names)
         self.direct_links_ = any(links)
-        self._shared = {"work": self._fit_layer(X, y)}
+        if self._dask is not None:
+            self._fix_layout()
+            self._fixed = fixed_parameters(self)
+            self._fit_dask_layer(self._dask[0], dtype)
+            self._shared = {"work": float(len(T)) * self._n_nodes() ** 2}
+        else:
+            self._shared = {"work": self._fit_layer(X, y)}
         try:
             if hat:  # the hat-matrix algebra holds the layer fixed: the shared one
                 widest = self._shared_rows().shape[1]  # [X' | Z | E] with direct links
@@ -183,7 +204,23 @@ class _BLSCV(_SearchCV, _BLS):
             self.reg_ = self._alphas[a]
             return self._refit_shared(links[link])._restore_feature_names(names)
         finally:
-            del self._alphas, self._shared
+            del self._alphas, self._shared, self._dask
+
+    def _dask_rows(self, X, y, dtype, cv, hat, links):
+        """Dask input: (X, y, T) for the search. y is computed (one pass) to make the splits,
+        X becomes a (n, 0) stand-in; the rows stay on the workers (``self._dask``)."""
+        if hat:
+            raise ValueError(f"cv={cv!r} needs the rows in memory (each leverage needs its "
+                             "row of I); use a KFold-like cv with Dask inputs")
+        if not self.shared_layer:
+            raise ValueError("shared_layer=False: each split's own layer needs its rows in "
+                             "memory; use shared_layer=True with Dask inputs")
+        _check_dask_dtype(dtype)
+        rows, coding = self._training_rows(X, y, dtype, reset=True)
+        coding = self._readout_coding(coding)
+        y = rows.targets()
+        self._dask = (rows, coding)
+        return np.empty((len(y), 0)), y, coding(y)
 
     def _hat_table(self, X, T, link, kind):
         """cv='loo' or 'gcv' (``fastelm._hat``): the scores (penalties × 1) of one link setting
@@ -225,8 +262,26 @@ class _BLSCV(_SearchCV, _BLS):
                 self._shared[key] = self._shared["K", False] + Xs @ Xs.T
         return self._shared[key]
 
+    def _dask_shared_sums(self, T, folds, link):
+        """(total, [(training, validation) sums per split]) of the shared layer's I on Dask
+        rows (without the X' columns when ``link`` is False): one pass of per-chunk, per-fold
+        sums of the widest I (``fold_sums``), the narrower ones its trailing block."""
+        if "sums" not in self._shared:
+            self._shared["sums"] = fold_sums(None, T, folds, self._broad_map(), self._dask)
+        total, sums = self._shared["sums"]
+        cut = 0 if link else self._links()
+        if not cut:
+            return total, sums
+
+        def narrow(s):
+            return GramSums(s.n, s.AtA[cut:, cut:], s.AtT[cut:], s.TtT)
+        return narrow(total), [(narrow(tr), narrow(te)) for tr, te in sums]
+
     def _shared_folds(self, T, folds, link, predictions):
         """Each split's fold from the shared layer's rows of I (module and class docstrings)."""
+        if self._dask is not None:
+            yield from self._dask_shared_folds(T, folds, link, predictions)
+            return
         I = self._shared_rows()
         if not link:
             I = I[:, self._links():]
@@ -246,9 +301,31 @@ class _BLSCV(_SearchCV, _BLS):
                                              T[te], self._alphas, False, predictions)
             yield fold
 
+    def _dask_shared_folds(self, T, folds, link, predictions):
+        """``_shared_folds`` on Dask rows: each split's training and validation sums from one
+        pass; a scorer's validation rows of I made from X[te], selected chunk by chunk."""
+        total, sums = self._dask_shared_sums(T, folds, link)
+        width, work = total.AtA.shape[0], self._shared["work"]
+        self._scale_penalties(lambda: np.trace(total.AtA), len(T), width)
+        for (tr, te), (train_sums, val_sums) in zip(folds, sums):
+            fold = _FoldData(tr, te, [width], False, work, train_sums, val_sums, T_val=T[te])
+            if predictions:
+                I = self._broad_map().transform(self._dask[0].take(te, self.sparse_weights_.dtype))
+                fold.A_val = I[:, I.shape[1] - width:]
+            yield fold
+
     def _refit_shared(self, link):
         """The readout at ``reg_`` on the shared layer (without the X' columns when the
         direct links were not chosen), its dual kernel reused."""
+        if self._dask is not None:  # the primal Gram state of all rows, from the search's sums
+            total, _ = self._dask_shared_sums(None, None, link)
+            self.direct_links_ = link
+            self.feature_nodes_ = self.targets_ = None
+            self._rows_learned = total.n
+            self.gram_ = BroadGram("primal", add_to_diagonal(np.asfortranarray(total.AtA),
+                                                             self.reg_), total.AtT)
+            with serial_if_small(float(total.AtA.shape[0]) ** 3 / 3):
+                return self._solve()
         if not link and self._links():
             self.feature_nodes_ = np.ascontiguousarray(self.feature_nodes_[:, self._links():])
         self.direct_links_ = link
@@ -309,7 +386,7 @@ _BLS_PARAMS_DOC = """
         False: every split fits its own broad layer (scores equal ``GridSearchCV``'s). True:
         the label-free layer is fitted once on all rows and shared by the splits and the refit
         (one layer and one kernel instead of one per split and link setting; the validation
-        rows inform the layer, not the readout).
+        rows inform the layer, not the readout). Dask input needs True and a KFold-like cv.
 
     Attributes
     ----------
@@ -347,6 +424,9 @@ class BLSClassifierCV(ClassifierOutputs, ClassifierMixin, _BLSCV):
 
     def _code_targets(self, T):
         return 2 * T - 1 if self.preprocessing_ == "reference" else T
+
+    def _readout_coding(self, coding):
+        return SignedTargets(coding) if self.preprocessing_ == "reference" else coding
 
     def _template(self):
         view = BLSClassifier(preprocessing=self.preprocessing)
