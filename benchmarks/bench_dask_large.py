@@ -187,10 +187,9 @@ def _bls(seed, n_windows=10, **kw):
 
 
 def _to_driver(a):
-    """A dask array in this process, block by block (``dask.compute`` of the whole array would
-    concatenate it on one worker, over its memory limit)."""
-    import dask
-    return np.concatenate(dask.compute(*a.to_delayed().ravel()))
+    """A dask array generated in this process (the local threaded scheduler: the same blocks
+    as on the workers, whose memory limits a gathered array would exceed)."""
+    return a.compute(scheduler="threads")
 
 
 def _rel(a, b):
@@ -199,29 +198,31 @@ def _rel(a, b):
 
 def run_bls(gigabytes, n_features, n_enhancement, chunk_rows, memory_gb, seed=0,
             layer_rows="auto", n_windows=10):
-    """BLSClassifier on Dask (current client) on ``gigabytes`` GB of X, then on ``memory_gb``
-    GB both on Dask and in memory; returns the figures."""
-    import dask
+    """BLSClassifier on Dask (current client) on ``gigabytes`` GB of X (0: skipped), then on
+    ``memory_gb`` GB both on Dask and in memory; returns the figures."""
     Xt, yt = fresh_sample(20_000, n_features, seed)
     yt = _classes(yt)
     X, y = make_data(0.002, n_features, 1000, seed + 1)
     _bls(seed, n_enhancement=20).fit(X, _classes(y))  # warm: imports, numba cache
-    X, y = make_data(gigabytes, n_features, chunk_rows, seed)
     kw = dict(n_enhancement=n_enhancement, n_windows=n_windows)
-    model = _bls(seed, layer_rows=layer_rows, **kw)
-    with MemorySampler() as memory:
-        start = time.perf_counter()
-        model.fit(X, _classes(y))
-        seconds = time.perf_counter() - start
-    out = {"model": "BLSClassifier", "gigabytes_X": X.nbytes / 1e9, "rows": X.shape[0],
-           "n_features": n_features, "n_nodes": model.n_nodes_, "chunks": X.numblocks[0],
-           "chunk_rows": chunk_rows, "layer_rows": layer_rows,
-           "dask_fit_seconds": round(seconds, 1),
-           "dask_driver_rss_peak_mb": _mb(memory.driver_peak),
-           "dask_worker_rss_peak_mb": sorted(_mb(v) for v in memory.worker_peak.values()),
-           "worker_processes_seen": len(memory.worker_peak),
-           "dask_accuracy_fresh_sample": round(model.score(Xt, yt), 4)}
-    print(json.dumps(out), flush=True)  # the large run's figures, before the smaller runs
+    out = {"model": "BLSClassifier", "n_features": n_features, "chunk_rows": chunk_rows,
+           "layer_rows": layer_rows}
+    if gigabytes:  # 0: only the runs both on Dask and in memory
+        X, y = make_data(gigabytes, n_features, chunk_rows, seed)
+        model = _bls(seed, layer_rows=layer_rows, **kw)
+        with MemorySampler() as memory:
+            start = time.perf_counter()
+            model.fit(X, _classes(y))
+            seconds = time.perf_counter() - start
+        out.update({"gigabytes_X": X.nbytes / 1e9, "rows": X.shape[0],
+                    "n_nodes": model.n_nodes_, "chunks": X.numblocks[0],
+                    "dask_fit_seconds": round(seconds, 1),
+                    "dask_driver_rss_peak_mb": _mb(memory.driver_peak),
+                    "dask_worker_rss_peak_mb": sorted(_mb(v)
+                                                      for v in memory.worker_peak.values()),
+                    "worker_processes_seen": len(memory.worker_peak),
+                    "dask_accuracy_fresh_sample": round(model.score(Xt, yt), 4)})
+        print(json.dumps(out), flush=True)  # the large run's figures, before the smaller runs
     # the size both can run: the same model on Dask and in memory, the same layer rows
     Xs, ys = make_data(memory_gb, n_features, chunk_rows, seed)  # the same target, fewer rows
     ys = _classes(ys)

@@ -57,7 +57,7 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -247,7 +247,8 @@ def _work(n_rows, n_nodes, n_features, n_feature_nodes):
             + n_rows * n_nodes * (2 * n_feature_nodes + small) + small ** 3 / 3)
 
 
-def scale_inputs(X, preprocessing, offset, gain):
+def scale_inputs(X: np.ndarray, preprocessing: str, offset: np.ndarray | None,
+                 gain: np.ndarray | None) -> np.ndarray:
     """X' of H1 = [X', 0.1]: rows z-scored ('reference') or columns min-max scaled to [0, 1]
     ('minmax': (x − offset)·gain, the training minima and gains)."""
     if preprocessing == "reference":
@@ -255,7 +256,8 @@ def scale_inputs(X, preprocessing, offset, gain):
     return affine_columns(np.array(X, dtype=X.dtype, order="C"), offset, gain, 0.0)
 
 
-def enhancement_extremes(Z, Wh, block_rows):
+def enhancement_extremes(Z: np.ndarray, Wh: np.ndarray, block_rows: int
+                         ) -> tuple[np.ndarray, float]:
     """(max_i (Z Wh[:-1])_ij for each column j, max_ij |(Z Wh[:-1])_ij + 0.1·Wh[-1, j]|) over
     the rows of the feature nodes Z, ``block_rows`` rows at a time: what the shrink of an
     enhancement group reads (``enhancement_shrink``). Maxima of disjoint row sets combine by
@@ -270,12 +272,13 @@ def enhancement_extremes(Z, Wh, block_rows):
     return top, magnitude
 
 
-def merge_extremes(*parts):
+def merge_extremes(*parts: tuple[np.ndarray, float]) -> tuple[np.ndarray, float]:
     """``enhancement_extremes`` of the union of row sets from those of each set."""
     return (np.maximum.reduce([top for top, _ in parts]), max(m for _, m in parts))
 
 
-def enhancement_shrink(top, magnitude, Wh, shrink):
+def enhancement_shrink(top: np.ndarray, magnitude: float, Wh: np.ndarray, shrink: float
+                       ) -> float:
     """l = s / max(T2) with T2 = H2 Wh, H2 = [Z, 0.1], from ``enhancement_extremes``.
 
     max(T2) = max_j (max_i (Z Wh)_ij + 0.1·Wh[-1, j]) exactly (rounding is monotone). Only when
@@ -319,33 +322,33 @@ class BroadMap:
     direct_links: bool
 
     @property
-    def dtype(self):
+    def dtype(self) -> np.dtype:
         """dtype of I (that of the windows)."""
         return self.sparse_weights.dtype
 
     @property
-    def links(self):
+    def links(self) -> int:
         """d when X' leads I (direct links), else 0."""
         return self.sparse_weights.shape[0] - 1 if self.direct_links else 0
 
     @property
-    def width(self):
+    def width(self) -> int:
         """Columns of I."""
         return (self.links + self.sparse_weights.shape[1]
                 + sum(W.shape[1] for W in self.enhancement_weights))
 
-    def scale_inputs(self, X):
+    def scale_inputs(self, X: np.ndarray) -> np.ndarray:
         """X' for rows X (``scale_inputs``)."""
         return scale_inputs(X, self.preprocessing, self.x_offset, self.x_gain)
 
-    def feature_nodes(self, X):
+    def feature_nodes(self, X: np.ndarray) -> np.ndarray:
         """Z for scaled inputs X, with the fitted windows and training min-max scaling ([X, Z]
         with direct links)."""
         Z = X @ self.sparse_weights[:-1] + BIAS * self.sparse_weights[-1]
         Z = affine_columns(Z, self.feature_offset, self.feature_gain, 0.0)
         return np.hstack([X, Z]) if self.direct_links else Z
 
-    def fill_nodes(self, Z, out):
+    def fill_nodes(self, Z: np.ndarray, out: np.ndarray) -> np.ndarray:
         """out[:, :width] ← I = [Z | E_1 …] for feature nodes Z (``feature_nodes``)."""
         nk, links = Z.shape[1], self.links
         out[:, :nk] = Z
@@ -357,7 +360,7 @@ class BroadMap:
             col += q
         return out
 
-    def fill(self, X, out, parallel=True):
+    def fill(self, X: np.ndarray, out: np.ndarray, parallel: bool = True) -> np.ndarray:
         """out[:, :width] ← I for rows X (the map's dtype).
 
         Parameters
@@ -377,11 +380,11 @@ class BroadMap:
         with thread_limit(None if parallel else 1, user_api="blas"):
             return self.fill_nodes(self.feature_nodes(self.scale_inputs(X)), out)
 
-    def transform(self, X, parallel=True):
+    def transform(self, X: np.ndarray, parallel: bool = True) -> np.ndarray:
         """I (n × width) for rows X (``fill``)."""
         return self.fill(X, np.empty((X.shape[0], self.width), dtype=self.dtype), parallel)
 
-    def extremes(self, Wh, X):
+    def extremes(self, Wh: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, float]:
         """``enhancement_extremes`` of a new group Wh over rows X (one Dask chunk)."""
         with thread_limit(1, user_api="blas"):
             Z = self.feature_nodes(self.scale_inputs(X))[:, self.links:]
@@ -400,16 +403,16 @@ class SignedTargets:
     coding: TargetCoding
 
     @property
-    def dtype(self):
+    def dtype(self) -> type:
         """dtype of T."""
         return self.coding.dtype
 
     @property
-    def n_outputs(self):
+    def n_outputs(self) -> int:
         """Columns of T."""
         return self.coding.n_outputs
 
-    def __call__(self, y):
+    def __call__(self, y: ArrayLike) -> np.ndarray:
         """2·one_hot(y) − 1.
 
         Parameters
@@ -991,7 +994,7 @@ class _BLS(BaseEstimator):
         return self._solve()
 
 
-    def remove_rows(self, rows: Sequence[int] | np.ndarray | ArrayLike,
+    def remove_rows(self, rows: Sequence[int] | np.ndarray | Any,
                     y: ArrayLike | None = None) -> Self:
         """Forget learned rows exactly (a deletion request): the readout becomes the one trained
         on the remaining rows, with the same windows, scalings and nodes.

@@ -465,6 +465,7 @@ class DaskRows:
     """
 
     distributed = True
+    _offsets: Any  # each chunk's first row (and the row count), once known
 
     def __init__(self, X: Rows, y: Rows):
         (self._pairs, self._y_columns, self.n_features, self.y_ndim, self.n_outputs,
@@ -578,8 +579,8 @@ class DaskRows:
             part = dask.delayed(_len_chunk, pure=True)
             lengths = self._compute(*[part(xb, yb, self._y_columns) for xb, yb in self._pairs])
             self._offsets = np.cumsum([0] + list(lengths))
-            self.n_rows = int(self._offsets[-1])
-        return int(self.n_rows)
+        self.n_rows = int(self._offsets[-1])
+        return self.n_rows
 
     def reduce(self, func: Callable[[np.ndarray], Any], combine: Callable[..., Any],
                dtype: DTypeLike) -> Any:

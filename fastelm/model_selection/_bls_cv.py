@@ -190,9 +190,10 @@ class _BLSCV(_SearchCV, _BLS):
             self._fix_layout()
             self._fixed = fixed_parameters(self)
             self._fit_dask_layer(self._dask[0], dtype)
-            self._shared = {"work": float(len(T)) * self._n_nodes() ** 2}
+            work = float(len(T)) * self._n_nodes() ** 2
         else:
-            self._shared = {"work": self._fit_layer(X, y)}
+            work = self._fit_layer(X, y)
+        self._shared: dict = {"work": work}
         try:
             if hat:  # the hat-matrix algebra holds the layer fixed: the shared one
                 widest = self._shared_rows().shape[1]  # [X' | Z | E] with direct links
