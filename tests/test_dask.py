@@ -292,6 +292,22 @@ def test_dask_frames_whose_index_misaligns_are_named(y_partitions):
         _close(fitted.predict(X), ELMRegressor(n_hidden=5, alpha=alpha, random_state=0)
                .fit(X, y).predict(X))
 
+@pytest.mark.slow
+def test_bls_benchmark_dask_fit_equals_in_memory(client):
+    """The BLS benchmark's comparison at a small size: the same accuracy, beta to round-off."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_dask_large.py"
+    spec = importlib.util.spec_from_file_location("fastelm_bench_dask_large", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    result = bench.run_bls(0.004, 50, 40, 2000, memory_gb=0.004, n_windows=3)
+    assert result["worker_processes_seen"] == 2 and result["rows"] == 10_000
+    assert result["small_dask_accuracy"] == result["small_in_memory_accuracy"]
+    assert result["small_beta_rel_err_dask_vs_memory"] < RTOL
+
+
 # --------------------------------------------------------------------------- BLS on Dask
 
 def _bls_kwargs(**kw):
