@@ -68,7 +68,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import ClassifierOutputs, RegressorOutputs
 from ._hidden import check_dtype, check_generator
-from ._rows import ArrayRows, is_dask_input
+from ._rows import is_dask_input
 from ._targets import TargetCoding
 from ._kernels.bls import (add_upper, admm_lasso, affine_columns, minmax_rows, tansig_shrink,
                            zscore_rows)
