@@ -191,6 +191,17 @@ def test_bad_input(client):
         fit_dask(object(), da.from_array(X), Y)
 
 
+def test_a_chunk_with_other_columns_is_a_one_line_error(client):
+    """A chunk whose column count differs from X's metadata: a ValueError naming X, not a
+    matmul traceback from a worker."""
+    import dask
+    X, Y, _ = _data(n=300)
+    ragged = da.concatenate([da.from_array(X[:200], chunks=(100, 7)), da.from_delayed(
+        dask.delayed(np.ascontiguousarray)(X[200:, :5]), shape=(100, 7), dtype=float)])
+    with pytest.raises(ValueError, match="^X has a chunk with 5 columns where its other"):
+        fit_dask(ELMRegressor(n_hidden=20), ragged, Y)
+
+
 def test_worker_blas_limit(client):
     from fastelm.dask import _limit_worker_blas
     auto = client.run(_limit_worker_blas, "auto", os.getpid())
