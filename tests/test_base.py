@@ -30,7 +30,7 @@ OTHER = {"activation": "relu", "dtype": "float32", "weight_scale": 0.3,
          "regs": [5.0], "alphas": [5.0], "hidden_sizes": [3], "direct_links": [True],
          "n_hidden": 9, "max_nodes": 3, "unlabeled": "?", "random_state": 99,
          "error_score": "raise",
-         "estimator": ELMClassifier(n_hidden=4, random_state=1)}
+         "estimator": ELMClassifier(n_hidden=4, random_state=1), "layer_rows": 30}
 
 
 def _small(cls):
