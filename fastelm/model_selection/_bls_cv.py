@@ -90,7 +90,7 @@ class _BLSCV(_SearchCV, _BLS):
     layer_rows = "auto"  # every split's layer is learned from all its training rows
     # the grids (regs, direct_links) are checked by fit; the refit validates the rest
     _parameter_constraints = {**{k: v for k, v in _BLS._parameter_constraints.items()
-                                 if k not in ("reg", "direct_links")},
+                                 if k not in ("reg", "direct_links", "layer_rows")},
                               **SEARCH_CONSTRAINTS, "regs": GRID, "shared_layer": ["boolean"]}
 
     def __init__(self, n_windows: int = 10, nodes_per_window: int = 10,
