@@ -16,9 +16,12 @@ from fastelm.fmri import (
     FMRIFormatError,
     PhenotypeError,
     PhenotypeMismatchError,
+    align_rows,
     connectivity_features,
+    load_adhd200_alff,
     load_roi_dataset,
     make_synthetic_abide,
+    make_synthetic_adhd200,
     read_phenotype,
     read_roi_file,
 )
@@ -472,7 +475,12 @@ def test_files_without_phenotype_rows(tmp_path):
     extra = tmp_path / "OTHER_0099999_rois_aal.1D"
     extra.write_bytes(g.files[0].read_bytes())
     with pytest.raises(PhenotypeMismatchError, match="OTHER_0099999_rois_aal.1D"):
-        load_roi_dataset(tmp_path)
+        load_roi_dataset(tmp_path, on_bad="raise")
+    with pytest.warns(ExcludedSubjectsWarning, match="1 file.*without a phenotype row.*OTHER"):
+        b = load_roi_dataset(tmp_path)
+    assert b.orphans == ["OTHER_0099999"] and b.missing == [] and b.excluded == []
+    assert "OTHER_0099999" not in b.subject_ids
+    np.testing.assert_array_equal(b.subject_ids, g.file_ids)
     other = tmp_path / "other.csv"
     other.write_text("FILE_ID,DX_GROUP,SITE_ID\nX_1,1,S\nX_2,2,S\n")
     extra.unlink()
@@ -574,3 +582,108 @@ def test_classifier_at_chance_without_an_effect(tmp_path, seed):
     cv = RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=0)
     acc = cross_val_score(LogisticRegression(max_iter=1000), b.data, b.target, cv=cv).mean()
     assert abs(acc - 0.5) < 0.15
+
+
+# ---------------------------------------------------------------------------------------------
+# ADHD-200 ALFF tables (load_adhd200_alff)
+# ---------------------------------------------------------------------------------------------
+
+
+def _adhd(tmp_path, **kw):
+    params = dict(n_subjects=(12, 10), n_regions=116, n_unscored=2, random_state=0)
+    params.update(kw)
+    return make_synthetic_adhd200(tmp_path, **params)
+
+
+def test_adhd200_rows_matched_by_order_and_reported(tmp_path):
+    g = _adhd(tmp_path)
+    with pytest.warns(ExcludedSubjectsWarning, match="4 phenotype row.*without a _alff_ds.mat"):
+        b = load_adhd200_alff(tmp_path)
+    np.testing.assert_array_equal(b.data, g.data)
+    np.testing.assert_array_equal(b.subject_ids, g.subject_ids)
+    np.testing.assert_array_equal(b.sites, g.sites)
+    np.testing.assert_array_equal(b.dx, g.dx)
+    np.testing.assert_array_equal(b.target, (g.dx > 0).astype(int))
+    assert list(b.feature_names[:2]) == ["Precentral_L", "Precentral_R"]
+    assert b.feature_names[-1] == "Vermis_10" and len(set(b.feature_names)) == 116
+    rows = {}
+    for table in g.csv_files:
+        with open(table) as f:
+            rows.update({r["ScanDir ID"]: r for r in csv.DictReader(f)})
+    assert sorted(b.missing) == sorted(i for i, r in rows.items() if r["ADHD Index"] == "-999")
+    np.testing.assert_array_equal(b.age, [float(rows[i]["Age"]) for i in b.subject_ids])
+    np.testing.assert_array_equal(b.sex, [float(rows[i]["Gender"]) for i in b.subject_ids])
+    with pytest.raises(PhenotypeMismatchError, match="4 phenotype row"):
+        load_adhd200_alff(tmp_path, on_bad="raise")
+    with pytest.warns(ExcludedSubjectsWarning):
+        only = load_adhd200_alff(tmp_path, sites="PU")
+    assert set(only.sites) == {"PU"} and only.data.shape[0] == 10
+
+
+def test_adhd200_mismatched_tables_are_refused(tmp_path):
+    g = _adhd(tmp_path)
+    table = g.csv_files[0]
+    lines = table.read_text().splitlines()
+    # the DX of the first scored row changed: no order-preserving matching exists
+    k = next(i for i, line in enumerate(lines[1:], 1) if not line.endswith(",-999"))
+    fields = lines[k].split(",")
+    fields[4] = "0" if fields[4] != "0" else "1"
+    table.write_text("\n".join(lines[:k] + [",".join(fields)] + lines[k + 1:]) + "\n")
+    with pytest.raises(PhenotypeMismatchError, match=r"NYU_alff_ds.mat rows: row \d+ .*match no"):
+        load_adhd200_alff(tmp_path)
+
+
+def test_adhd200_ambiguous_matching_is_refused(tmp_path):
+    from scipy.io import loadmat, savemat
+
+    g = _adhd(tmp_path)
+    content = loadmat(g.mat_files[1])
+    savemat(g.mat_files[1], {"alff": content["alff"], "tag": content["tag"]})  # no 'score'
+    with pytest.raises(PhenotypeMismatchError, match="PU_alff_ds.mat rows: row .* could be"):
+        load_adhd200_alff(tmp_path)
+
+
+def test_align_rows_unique_or_refused():
+    assert align_rows(list("ac"), list("abc")).tolist() == [0, 2]
+    assert align_rows(list("ab"), list("xaybz")).tolist() == [1, 3]
+    with pytest.raises(PhenotypeMismatchError, match="could be"):
+        align_rows(list("a"), list("aa"))
+    with pytest.raises(PhenotypeMismatchError, match=r"row 1 \('c'\)"):
+        align_rows(list("ac"), list("ab"))
+
+
+def test_adhd200_damaged_files_are_named(tmp_path):
+    from scipy.io import savemat
+
+    g = _adhd(tmp_path)
+    g.csv_files[1].unlink()
+    with pytest.raises(FileNotFoundError, match="PU_alff_ds.mat has no phenotype table"):
+        load_adhd200_alff(tmp_path)
+    with pytest.raises(PhenotypeMismatchError, match=r"\['XX'\]"):
+        load_adhd200_alff(tmp_path, sites=["XX"])
+    savemat(g.mat_files[0], {"tag": np.zeros((3, 1))})
+    with pytest.raises(FMRIFormatError, match="NYU_alff_ds.mat: no 'alff'"):
+        load_adhd200_alff(tmp_path, sites="NYU")
+    g.mat_files[0].write_text("not a mat file")
+    with pytest.raises(FMRIFormatError, match="not a readable .mat"):
+        load_adhd200_alff(tmp_path, sites="NYU")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match="no <SITE>_alff_ds.mat"):
+        load_adhd200_alff(tmp_path / "empty")
+    with pytest.raises(ValueError, match="on_bad must be"):
+        load_adhd200_alff(tmp_path, on_bad="drop")
+
+
+def test_adhd200_unusable_subject_is_reported(tmp_path):
+    from scipy.io import loadmat, savemat
+
+    g = _adhd(tmp_path, n_unscored=0)
+    content = loadmat(g.mat_files[0])
+    content["alff"][3, 5] = np.nan
+    savemat(g.mat_files[0], {k: v for k, v in content.items() if not k.startswith("__")})
+    with pytest.warns(ExcludedSubjectsWarning, match=f"{g.subject_ids[3]}: non-finite"):
+        b = load_adhd200_alff(tmp_path)
+    assert b.excluded == [(g.subject_ids[3], "non-finite ALFF values")]
+    assert b.data.shape[0] == 21 and g.subject_ids[3] not in b.subject_ids
+    with pytest.raises(BadSubjectError, match="non-finite"):
+        load_adhd200_alff(tmp_path, on_bad="raise")

@@ -32,20 +32,27 @@ ABIDE-layout ROI time series (fMRI)
     names are importable from :mod:`fastelm.fmri`, with
     :func:`fastelm.connectome.connectivity_features`.
 
+Per-subject feature tables (fMRI)
+    :func:`load_adhd200_alff` reads ADHD-200's per-region ALFF tables (``<SITE>_alff_ds.mat``)
+    with their phenotype CSVs, matching rows by order (:func:`align_rows`);
+    :func:`make_synthetic_adhd200` writes synthetic ones.
+
 One module per source: ``_base`` (shared readers), ``_uci``, ``_mnist`` (IDX files),
 ``_abide`` (ROI files, phenotype, folders), ``_roi_dataset`` (the feature table),
+``_adhd200`` (ALFF tables),
 ``_synthetic``; ``_catalog`` names them all.
 """
 
-from . import _abide, _roi_dataset, _synthetic
+from . import _abide, _adhd200, _roi_dataset, _synthetic
 from ._abide import (PHENOTYPE_FILENAME, FMRIFormatError, PhenotypeError, PhenotypeMismatchError,
                      find_roi_folder, read_phenotype, read_roi_file)
+from ._adhd200 import AAL_REGIONS, align_rows, load_adhd200_alff
 from ._base import DataFormatError, DataNotFoundError, get_data_home
 from ._catalog import available_datasets, load_dataset
 from ._mnist import load_mnist, read_idx
 from ._roi_dataset import (MIN_LENGTH_FRACTION, MIN_TIMEPOINTS, BadSubjectError,
                            CroppedSeriesWarning, ExcludedSubjectsWarning, load_roi_dataset)
-from ._synthetic import make_synthetic_abide
+from ._synthetic import make_synthetic_abide, make_synthetic_adhd200
 from ._uci import (load_australian, load_breast_cancer_wisconsin, load_concrete, load_mushroom,
                    load_pima, load_satimage, load_segment, load_vote, load_wdbc)
 
@@ -70,4 +77,6 @@ __all__ = [
 # ABIDE-layout ROI series (also public in fastelm.fmri)
 __all__ += _abide.__all__
 __all__ += _roi_dataset.__all__
+# per-subject feature tables (ADHD-200 ALFF)
+__all__ += _adhd200.__all__
 __all__ += _synthetic.__all__

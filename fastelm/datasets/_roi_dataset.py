@@ -102,12 +102,12 @@ def load_roi_dataset(
         features. ``'timeseries'`` (the BLS paper's input): the cropped series flattened
         time-major, T·M features (``data.reshape(n, T, M)`` gives the series back).
     on_bad : {'report', 'raise'}
-        What to do with unusable subjects (non-finite values, constant ROI, too short series)
-        and phenotype rows without a file: ``'report'`` leaves them out, lists them in
-        ``excluded`` (unusable) and ``missing`` (no file) and emits one
-        :class:`ExcludedSubjectsWarning`; ``'raise'`` raises :class:`PhenotypeMismatchError`
-        for missing files and :class:`BadSubjectError` for the rest. Nothing is dropped
-        silently.
+        What to do with unusable subjects (non-finite values, constant ROI, too short series),
+        phenotype rows without a file and files without a phenotype row: ``'report'`` leaves
+        them out, lists them in ``excluded`` (unusable), ``missing`` (no file) and ``orphans``
+        (no row) and emits one :class:`ExcludedSubjectsWarning`; ``'raise'`` raises
+        :class:`PhenotypeMismatchError` for missing files or rows and :class:`BadSubjectError`
+        for the rest. Nothing is dropped silently.
     sites : str or sequence of str, optional
         Keep only phenotype rows of these SITE_IDs; other sites' files are skipped unread.
     eps : float in (0, 1), default 1e-7
@@ -131,6 +131,7 @@ def load_roi_dataset(
         feature_names : ndarray of str, 't<t>_<roi>' or '<roi_i>-<roi_j>'
         excluded : list of (file_id, reason), unusable subjects
         missing : list of FILE_IDs of phenotype rows (of the chosen sites) without a file
+        orphans : list of FILE_IDs of files without a phenotype row (``on_bad='report'``)
         phenotype : dict, every phenotype column (str) for the kept subjects
         features, atlas, folder, files, phenotype_csv, n_no_filename, DESCR
 
@@ -141,9 +142,9 @@ def load_roi_dataset(
     PhenotypeError
         A malformed phenotype CSV (see :func:`read_phenotype`).
     PhenotypeMismatchError
-        ``<FILE_ID>_rois_<atlas>.1D`` files of the chosen sites' folder without a phenotype
-        row (all files when ``sites`` is None), phenotype rows without a file
-        (``on_bad='raise'``), no phenotype row with a file, or an unknown site.
+        ``<FILE_ID>_rois_<atlas>.1D`` files without a phenotype row (checked when ``sites``
+        is None) or phenotype rows without a file (``on_bad='raise'``), no phenotype row with
+        a file, or an unknown site.
     BadSubjectError
         ``on_bad='raise'`` and a subject is unusable; or no subject is usable.
     FileNotFoundError
@@ -161,7 +162,8 @@ def load_roi_dataset(
     series, index = _drop_short(series, index, found.pheno.file_id, features, length, excluded)
     rows, series, index, common = _crop(series, index, found.pheno.file_id, roi_names,
                                         features, length, eps, excluded)
-    _report(excluded, found.missing, found.suffix, on_bad, n_usable=len(series))
+    _report(excluded, found.missing, found.suffix, on_bad, n_usable=len(series),
+            orphans=found.orphans)
     assert common is not None and roi_names is not None  # set by the first usable subject
     return _dataset_bunch(found, rows, series, index, roi_names, common, excluded, features,
                           atlas)
@@ -191,6 +193,7 @@ class _Subjects(NamedTuple):
     pheno: Bunch  # read_phenotype of phenotype_csv
     rows: np.ndarray  # phenotype rows of the chosen sites
     missing: list  # FILE_IDs of those rows without a file
+    orphans: list  # FILE_IDs of files without a phenotype row (left out, on_bad='report')
 
 
 def _find_subjects(directory, phenotype_csv, atlas, sites, on_bad, strategy, pipeline):
@@ -214,13 +217,11 @@ def _find_subjects(directory, phenotype_csv, atlas, sites, on_bad, strategy, pip
             raise PhenotypeMismatchError(
                 f"site(s) {unknown} not in {phenotype_csv}; its sites are {present}")
         keep = np.isin(pheno.site_id, sites)
-    else:
-        orphans = sorted(set(files) - set(pheno.file_id.tolist()))
-        if orphans:
-            raise PhenotypeMismatchError(
-                f"{len(orphans)} file(s) in {folder} have no row in {phenotype_csv}: "
-                f"{_list_ids(f + suffix for f in orphans)}"
-            )
+    orphans = [] if sites is not None else sorted(set(files) - set(pheno.file_id.tolist()))
+    orphan_text = (f"{len(orphans)} file(s) in {folder} have no row in {phenotype_csv}: "
+                   f"{_list_ids(f + suffix for f in orphans)}")
+    if orphans and on_bad == "raise":
+        raise PhenotypeMismatchError(orphan_text)
     rows = np.flatnonzero(keep)
     missing = [str(pheno.file_id[i]) for i in rows if pheno.file_id[i] not in files]
     if len(missing) == len(rows):
@@ -228,13 +229,14 @@ def _find_subjects(directory, phenotype_csv, atlas, sites, on_bad, strategy, pip
             f"none of the {len(rows)} phenotype rows of {phenotype_csv}"
             + (f" (sites {sites})" if sites is not None else "")
             + f" has a file <FILE_ID>{suffix} in {folder}"
+            + (f"; {orphan_text}" if orphans else "")
         )
     if missing and on_bad == "raise":
         raise PhenotypeMismatchError(
             f"{len(missing)} phenotype row(s) of {phenotype_csv} have no file in {folder}: "
             f"{_list_ids(m + suffix for m in missing)}"
         )
-    return _Subjects(folder, phenotype_csv, suffix, files, pheno, rows, missing)
+    return _Subjects(folder, phenotype_csv, suffix, files, pheno, rows, missing, orphans)
 
 
 def _read_subjects(found, excluded):
@@ -325,13 +327,17 @@ def _crop(series, index, file_ids, roi_names, features, length, eps, excluded):
     return rows, series_ok, index_ok, common
 
 
-def _report(excluded, missing, suffix, on_bad, n_usable):
+def _report(excluded, missing, suffix, on_bad, n_usable, orphans=(), unit="file"):
     """Step 5: one ExcludedSubjectsWarning (or BadSubjectError with on_bad='raise') naming
-    the excluded subjects and the rows without a file; BadSubjectError if none is usable."""
-    if excluded or missing:
+    the excluded subjects, the rows without a file and the files without a row;
+    BadSubjectError if none is usable."""
+    if excluded or missing or orphans:
         parts = []
+        if orphans:
+            parts.append(f"{len(orphans)} {unit}(s) without a phenotype row left out "
+                         f"({_list_ids(orphans)})")
         if missing:
-            parts.append(f"{len(missing)} phenotype row(s) without a {suffix} file "
+            parts.append(f"{len(missing)} phenotype row(s) without a {suffix} {unit} "
                          f"({_list_ids(missing)})")
         if excluded:
             parts.append(f"{len(excluded)} subject(s) excluded: " + "; ".join(
@@ -382,6 +388,7 @@ def _dataset_bunch(found, rows, series, index, roi_names, common, excluded, feat
         feature_names=feature_names,
         excluded=excluded,
         missing=found.missing,
+        orphans=found.orphans,
         phenotype={name: col[index] for name, col in pheno.columns.items()},
         features=features,
         atlas=atlas,

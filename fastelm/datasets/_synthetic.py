@@ -1,5 +1,6 @@
-"""Synthetic subjects in the ABIDE Preprocessed layout, with a known group effect:
-:func:`make_synthetic_abide` (numpy only; the model is in its docstring).
+"""Synthetic subjects with a known group effect: in the ABIDE Preprocessed layout,
+:func:`make_synthetic_abide` (numpy only; the model is in its docstring), and ADHD-200 ALFF
+tables, :func:`make_synthetic_adhd200`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from sklearn.utils import Bunch
 from .._validation import RandomState
 from ._abide import DX_CONTROL, DX_PATIENT, PHENOTYPE_FILENAME, PathLike, _write_roi_file
 
-__all__ = ["make_synthetic_abide"]
+__all__ = ["make_synthetic_abide", "make_synthetic_adhd200"]
 
 
 def _draw_lengths(lengths, n_subjects, rng):
@@ -214,3 +215,70 @@ def make_synthetic_abide(
         effect_pairs=effect_pairs,
         atlas=atlas,
     )
+
+
+def make_synthetic_adhd200(
+    directory: PathLike,
+    n_subjects: Sequence[int] = (60, 48),
+    sites: Sequence[str] = ("NYU", "PU"),
+    scales: Sequence[float] = (1.0, 8.0),
+    n_regions: int = 116,
+    effect_size: float = 1.0,
+    n_unscored: int = 3,
+    random_state: RandomState = None,
+) -> Bunch:
+    """Write synthetic ALFF tables in the ADHD-200 layout of
+    :func:`fastelm.datasets.load_adhd200_alff`, with a known group effect and site scales.
+
+    Subject i of site s has ALFF a_i = scale_s · exp(0.3 · (u_i + effect_size · y_i · e)),
+    u_i ~ N(0, I) over the regions, e the indicator of the first ``n_regions // 10`` regions,
+    y_i = 1 for ADHD (DX 1-3 drawn uniformly) and 0 for controls (half the subjects); the
+    sites differ by their scale, as NYU and Peking do (about 8×). Each site's phenotype CSV
+    has ``n_unscored`` more rows than its .mat, with ADHD Index -999, left out of the .mat
+    as in the public files.
+
+    Returns
+    -------
+    Bunch with ``mat_files``, ``csv_files`` (per site), ``data``, ``dx``, ``sites`` and
+    ``subject_ids`` of the .mat rows in order.
+    """
+    rng = np.random.default_rng(random_state)
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    from scipy.io import savemat
+
+    out = Bunch(mat_files=[], csv_files=[], data=[], dx=[], sites=[], subject_ids=[])
+    effect = np.zeros(n_regions)
+    effect[: max(1, n_regions // 10)] = 1.0
+    next_id = 1000000
+    for site, n, scale in zip(sites, n_subjects, scales):
+        total = n + n_unscored
+        patient = rng.permutation(np.arange(total) < total // 2)
+        dx = np.where(patient, rng.integers(1, 4, total), 0)
+        index = rng.integers(20, 90, total).astype(float)
+        unscored = rng.choice(total, n_unscored, replace=False)
+        index[unscored] = -999.0
+        alff = scale * np.exp(0.3 * (rng.standard_normal((total, n_regions))
+                                     + effect_size * patient[:, None] * effect))
+        ids = [str(next_id + k) for k in range(total)]
+        next_id += total
+        kept = index != -999.0
+        mat = directory / f"{site}_alff_ds.mat"
+        savemat(mat, {"alff": alff[kept], "tag": dx[kept].astype(np.uint8)[:, None],
+                      "score": index[kept][:, None]})
+        table = directory / f"{site}_phenotypic.csv"
+        with open(table, "w", newline="") as f:
+            writer = csv.writer(f)
+            writer.writerow(["ScanDir ID", "Site", "Gender", "Age", "DX", "ADHD Index"])
+            for k in range(total):
+                writer.writerow([ids[k], site, int(rng.integers(0, 2)),
+                                 f"{rng.uniform(7, 17):.2f}", int(dx[k]), f"{index[k]:g}"])
+        out.mat_files.append(mat)
+        out.csv_files.append(table)
+        out.data.append(alff[kept])
+        out.dx.append(dx[kept])
+        out.sites += [site] * int(kept.sum())
+        out.subject_ids += [i for i, k in zip(ids, kept) if k]
+    out.data, out.dx = np.vstack(out.data), np.concatenate(out.dx)
+    out.sites, out.subject_ids = np.array(out.sites), np.array(out.subject_ids)
+    return out
