@@ -332,6 +332,9 @@ def _data_lines(meta, t):
             excluded += f"; {d['missing']} phenotype row(s) without a file"
         if meta["data_dir"] is None:
             shape = f"{d['rois']} ROIs × {d['length']} time points"
+        elif d.get("kind") == "alff table":
+            shape = (f"{d['rois']} AAL regions, one ALFF value each; subjects per site "
+                     + ", ".join(f"{s}: {n}" for s, n in d["per_site"].items()))
         else:
             low, mid, high = d["lengths"]
             shape = (f"{d['rois']} ROIs, series of {low}-{high} time points (median {mid}), "
@@ -365,7 +368,8 @@ def notes_text(table, checks, records, meta, *, loso_rows=(), loso_table=None, t
                        effect_size=cfg["effect_size"], n_pairs=max(1, cfg["n_rois"] // 10)), ""]
     else:
         where = f" (sites {', '.join(meta['sites'])})" if meta["sites"] else ""
-        lines += [fill(t, "data_real", data_dir=meta["data_dir"], where=where,
+        block = "data_alff" if meta.get("data_kind") == "adhd200" else "data_real"
+        lines += [fill(t, block, data_dir=meta["data_dir"], where=where,
                        atlas=meta.get("atlas")), ""]
     lines += _data_lines(meta, t)
     lines += ["", fill(t, "models")] + _model_lines(meta, t)
@@ -528,10 +532,14 @@ def real_data_notes(meta, rows, time_rows, loso_rows, loso_table, t=None):
                            permuted_max=f"{perm['permuted_max']:.3f}",
                            pvalue=f"{perm['pvalue']:.4f}",
                            smallest=f"{1 / (1 + perm['n_permutations']):.4f}")]
+    name = next(iter(meta["data"]))
+    if meta.get("data_kind") == "adhd200":  # the literature and targets are ABIDE I's
+        if loso_table:
+            lines += ["", fill(t, "transfer")]
+        return lines + ["", fill(t, "no_tuning_alff", data_set=name)]
     lines += ["", fill(t, "literature")]
     lines += [fill(t, "literature_row", source=who, method=how, accuracy=f"{acc:.2f}")
               for who, how, acc in LITERATURE]
-    name = next(iter(meta["data"]))
     for r in rows:
         if r["model"] in FASTELM_MODELS + ("logistic l2", "DNN"):
             lines.append(fill(t, "literature_row", source="this run",

@@ -12,6 +12,8 @@ from ..._cli import (CommandError, check_output_dir, directory_option, run_comma
                      sklearn_seed_option)
 from ...datasets import make_synthetic_abide
 from .models import FASTELM_MODELS, default_models, describe
+from .adhd200 import TABLE_KINDS, is_alff_folder, run_adhd200
+from .multi_atlas import run_multi_atlas
 from ..common import one_run
 from .outputs import write_outputs
 from .subjects import detect_atlas, load, subjects_and_folds
@@ -55,9 +57,12 @@ REAL_SETTINGS = {
 }
 
 
-def settings_for(quick=False, overrides=None, real=False):
-    """The run's settings: (REAL_)SETTINGS['quick' or 'full'] updated by ``overrides``."""
-    s = dict((REAL_SETTINGS if real else SETTINGS)["quick" if quick else "full"])
+def settings_for(quick=False, overrides=None, real=False, base=None):
+    """The run's settings: ``base`` (default (REAL_)SETTINGS)['quick' or 'full'] updated by
+    ``overrides``."""
+    if base is None:
+        base = REAL_SETTINGS if real else SETTINGS
+    s = dict(base["quick" if quick else "full"])
     unknown = set(overrides or {}) - set(s) - {"bls_params"}
     if unknown:
         raise ValueError(f"unknown settings {sorted(unknown)}; known: {sorted(s)}")
@@ -112,7 +117,8 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
     data_dir : str, optional
         An ABIDE layout (flat, ``rois_<atlas>/`` or nilearn's ``ABIDE_pcp``) instead of
         synthetic subjects; then leave-one-site-out, per-site accuracy and the permutation test
-        are added (:data:`REAL_SETTINGS`).
+        are added (:data:`REAL_SETTINGS`). A folder of ADHD-200 ALFF tables
+        (``<SITE>_alff_ds.mat``) runs :func:`.adhd200.run_adhd200` instead.
     features : sequence of str, optional
         Feature kinds (``timeseries``, ``connectivity``, ``correlation``, ``partial
         correlation``, ``tangent``); default: synthetic ``FEATURES``, real data the settings'.
@@ -138,6 +144,20 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
     ``files``, ``table`` (Markdown) and ``seconds``; on real data also ``loso_rows``,
     ``site_rows`` and ``permutation``.
     """
+    if atlas is not None and not isinstance(atlas, str):  # several atlases: compare, join
+        atlas = list(atlas)
+        if len(atlas) > 1:
+            if models is not None or features not in (None, ("connectivity",),
+                                                       ["connectivity"]):
+                raise ValueError("several atlases compare connectivity features with the "
+                                 "multi-atlas models; features= and models= do not apply")
+            return run_multi_atlas(quick, out_dir, seed, data_dir, atlas, progress,
+                                   sites=sites, settings=settings, threads=threads,
+                                   strategy=strategy)
+        atlas = atlas[0]
+    if is_alff_folder(data_dir):
+        return run_adhd200(quick, out_dir, seed, data_dir, progress, features=features,
+                           sites=sites, settings=settings, models=models, threads=threads)
     start_all = time.perf_counter()
     real = data_dir is not None
     cfg = settings_for(quick, settings, real=real)
@@ -366,20 +386,24 @@ def build_parser(parser=None, *, deep=None):
                              "[0, 2**32 - 1], default 0)")
     parser.add_argument("--fmri-data", type=directory_option, default=None, metavar="DIR",
                         help="an ABIDE-layout folder of *_rois_<atlas>.1D files and a "
-                             "phenotype CSV (flat, rois_<atlas>/ or nilearn's ABIDE_pcp); "
+                             "phenotype CSV (flat, rois_<atlas>/ or nilearn's ABIDE_pcp), or "
+                             "a folder of ADHD-200 <SITE>_alff_ds.mat + <SITE>_phenotypic.csv; "
                              "default: synthetic subjects written to OUT/synthetic")
     parser.add_argument("--data", default=None, help=argparse.SUPPRESS)  # see run_from_args
-    parser.add_argument("--atlas", default=None,
+    parser.add_argument("--atlas", nargs="+", default=None, metavar="NAME",
                         help="atlas of the *_rois_<atlas>.1D files, e.g. cc200 (default: the "
-                             "only one present)")
+                             "only one present); several (cc200 ho): each atlas's "
+                             "connectivity and the multi-atlas BLS-CV on the atlases joined")
     parser.add_argument("--strategy", default=None,
                         help="nilearn layout: the ABIDE_pcp/<pipeline>/<strategy> folder, "
                              "e.g. filt_noglobal (when several were downloaded)")
     parser.add_argument("--sites", nargs="+", default=None, metavar="SITE",
                         help="keep only these SITE_IDs of --fmri-data (other sites' files are "
                              "not read)")
-    parser.add_argument("--features", nargs="+", choices=KINDS, default=None, metavar="KIND",
-                        help=f"feature kinds, of {', '.join(KINDS)} (default: synthetic "
+    parser.add_argument("--features", nargs="+", choices=KINDS + TABLE_KINDS, default=None,
+                        metavar="KIND",
+                        help=f"feature kinds, of {', '.join(KINDS)} (ALFF tables: "
+                             f"{', '.join(TABLE_KINDS)}) (default: synthetic "
                              f"{' and '.join(FEATURES)}; real data "
                              f"{' and '.join(REAL_SETTINGS['full']['features'])}; the deep "
                              "comparators take the connectome kinds among them)")
@@ -442,6 +466,10 @@ def run_from_args(args):
             overrides = json.loads(args.settings)
         except json.JSONDecodeError as error:
             raise ValueError(f"--settings: not JSON ({error})") from None
+    if args.atlas is not None and len(args.atlas) > 1 and args.deep:
+        raise CommandError("--deep takes one --atlas")
+    if args.atlas is not None and len(args.atlas) == 1:
+        args.atlas = args.atlas[0]
     out = check_output_dir(args.out)
     with one_run(out) as staged:
         common = dict(quick=args.quick, out_dir=staged.folder, seed=args.seed,
