@@ -517,3 +517,174 @@ def test_fixed_bls_takes_the_majority_penalty_and_links():
     assert type(bls[0]).__name__ == "StandardScaler"  # the pipeline's scaler kept
     bls, _ = _fixed_bls(cv[-1], {"1.0": 1}, {"True": 2, "False": 2})
     assert bls.direct_links is False
+
+
+# ------------------------------------------------------------------------------------------
+# ADHD-200 ALFF tables: the site standardisation and the run
+
+
+class RecordingSpy(ClassifierMixin, BaseEstimator):
+    """Records the matrix every fit sees; predicts class 0."""
+
+    seen = []
+
+    def __init__(self, random_state=None):
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        RecordingSpy.seen.append(np.array(X))
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        return np.full(X.shape[0], self.classes_[0])
+
+
+def _adhd_features(tmp_path):
+    from fastelm.experiments.bls_fmri import adhd200
+    from fastelm.fmri import load_adhd200_alff, make_synthetic_adhd200
+
+    make_synthetic_adhd200(tmp_path, n_subjects=(30, 24), n_regions=12, random_state=0)
+    with pytest.warns(UserWarning):
+        bunch = load_adhd200_alff(tmp_path)
+    matrices, names = adhd200.table_features(bunch)
+    return bunch, matrices, names
+
+
+def test_site_standardisation_is_fitted_on_training_rows_only(tmp_path):
+    """Each split's per-site standardisation comes from its training rows: scaling the test
+    rows' ALFF by 50 leaves every training matrix the model sees unchanged, and those
+    matrices are the training rows standardised per site (mean 0, sd 1 within each site)."""
+    from fastelm.confounds import ConfoundRegressor
+    from fastelm.experiments.bls_fmri import adhd200
+
+    bunch, matrices, names = _adhd_features(tmp_path)
+    y, k = bunch.target, len(names)
+    splits = exp.cv_splits(y, np.char.add(bunch.sites, y.astype(str)), n_splits=3)
+    models = adhd200.site_models({"spy": RecordingSpy()}, k)
+    seen = []
+    for scale in (1.0, 50.0):
+        X = matrices["alff"].copy()
+        X[splits[0][1], k:] *= scale  # the first split's test rows
+        RecordingSpy.seen = []
+        exp.run_splits(exp.FoldFeatures(matrices={"alff": X}), ["alff"], y, models, splits,
+                       warm_up=False, progress=False)
+        seen.append(RecordingSpy.seen)
+    train = splits[0][0]
+    np.testing.assert_array_equal(seen[0][0], seen[1][0])
+    for site in names:
+        rows = bunch.sites[train] == site
+        np.testing.assert_allclose(seen[0][0][rows].mean(axis=0), 0, atol=1e-12)
+        np.testing.assert_allclose(seen[0][0][rows].std(axis=0), 1, rtol=1e-12)
+    # a standardisation fitted on every row (a leak) would give other training inputs
+    leaky = ConfoundRegressor(n_confounds=k, scale=True).fit(X).transform(X[train])
+    assert np.abs(leaky - seen[1][0]).max() > 0.1
+
+
+def test_adhd200_run_writes_tables_transfer_and_plot(tmp_path):
+    from sklearn.linear_model import LogisticRegression
+    from fastelm.fmri import make_synthetic_adhd200
+
+    data = tmp_path / "adhd"
+    make_synthetic_adhd200(data, n_subjects=(30, 24), n_regions=12, random_state=0)
+    models = {"BLS": BLSClassifier(n_enhancement=20, reg=0.1, preprocessing="reference"),
+              "logistic l2": LogisticRegression(max_iter=500)}
+    res = exp.run(out_dir=str(tmp_path / "out"), seed=0, data_dir=str(data), progress=False,
+                  models=models, settings=dict(n_repeats=1, n_permutations=3, n_jobs=1))
+    out = tmp_path / "out"
+    for name in ("results.md", "timings.md", "accuracy_vs_time.png", "per_site.md",
+                 "transfer.md", "transfer.csv", "notes.md"):
+        assert (out / name).is_file(), name
+    assert {r["features"] for r in res["rows"]} == {"alff", "malff"}
+    assert len(res["records"]) == 2 * 2 * 5  # kinds × models × folds
+    assert res["meta"]["data"]["adhd"]["subjects"] == 54
+    transfer = (out / "transfer.md").read_text()
+    assert "NYU → PU accuracy" in transfer and "PU → NYU accuracy" in transfer
+    with open(out / "transfer.csv") as f:
+        assert len(list(csv.DictReader(f))) == 4  # kinds × models
+    notes = (out / "notes.md").read_text()
+    assert "ADHD-200 ALFF tables" in notes and "ABIDE I accuracy" not in notes
+    # the synthetic effect is found once the sites' scales are removed
+    best = max(r["accuracy_mean"] for r in res["rows"])
+    assert best > 0.75
+
+
+# ------------------------------------------------------------------------------------------
+# the multi-atlas BLS
+
+
+@pytest.mark.parametrize("preprocessing, links", [("minmax", (False, True)),
+                                                  ("reference", (True,))])
+def test_multi_atlas_bls_cv_of_one_atlas_is_bls_cv(preprocessing, links):
+    from fastelm.experiments.bls_fmri.multi_atlas import MultiAtlasBLSClassifierCV
+    from fastelm.model_selection import BLSClassifierCV
+
+    X, y = make_classification(90, 24, random_state=1)
+    kw = dict(n_windows=3, nodes_per_window=4, n_enhancement=40, regs=[1e-3, 0.1, 10.0, 1e3],
+              cv=3, random_state=7, preprocessing=preprocessing, direct_links=list(links))
+    one = BLSClassifierCV(shared_layer=True, **kw).fit(X, y)
+    multi = MultiAtlasBLSClassifierCV(atlas_features=[24], **kw).fit(X, y)
+    assert multi.reg_ == one.reg_ and multi.direct_links_ == one.direct_links_
+    np.testing.assert_array_equal(multi.cv_results_["mean_test_score"],
+                                  one.cv_results_["mean_test_score"])
+    np.testing.assert_array_equal(multi.broad_features(X), one.broad_features(X))
+    np.testing.assert_array_equal(multi.predict_proba(X), one.predict_proba(X))
+
+
+def test_multi_atlas_layers_are_one_per_atlas():
+    """Atlas a's feature and enhancement nodes depend on its own columns only, and the
+    readout sees every atlas's nodes (widths add up)."""
+    from fastelm.experiments.bls_fmri.multi_atlas import MultiAtlasBLSClassifierCV
+
+    X, y = make_classification(80, 20, random_state=2)
+    model = MultiAtlasBLSClassifierCV(atlas_features=[8, 12], n_windows=2, nodes_per_window=3,
+                                      n_enhancement=15, regs=[0.1, 10.0], cv=3,
+                                      direct_links=[False], random_state=0).fit(X, y)
+    assert model.n_nodes_ == 2 * (6 + 15) and len(model.layers_) == 2
+    other = X.copy()
+    other[:, 8:] = np.random.default_rng(0).standard_normal((80, 12))
+    I, J = model.broad_features(X), model.broad_features(other)
+    np.testing.assert_array_equal(I[:, :21], J[:, :21])  # the first atlas's Z_1 | E_1
+    assert np.abs(I[:, 21:] - J[:, 21:]).max() > 0.1
+    with pytest.raises(ValueError, match="atlas_features must be positive integers summing"):
+        MultiAtlasBLSClassifierCV(atlas_features=[8, 8]).fit(X, y)
+    with pytest.raises(TypeError, match="no incremental steps"):
+        model.add_enhancement_nodes(5)
+
+
+def test_multi_atlas_predictions_come_from_training_rows_only(tmp_path):
+    """In the run's splits, the multi-atlas model's test predictions equal those of the model
+    fitted by hand on the split's training rows, whatever the test rows hold."""
+    from fastelm.experiments.bls_fmri.multi_atlas import multi_atlas_models
+
+    X, y = make_classification(60, 30, random_state=3)
+    model = multi_atlas_models([10, 20], bls_params=dict(n_enhancement=30, n_windows=2))[
+        "joined"]["multi-atlas BLS-CV"]
+    splits = exp.cv_splits(y, None, n_splits=3)
+    train, test = splits[0][:2]
+    X[test] *= 20.0  # test rows far from the training rows
+    _, preds = exp.run_splits(exp.FoldFeatures(matrices={"both": X}), ["both"], y,
+                              {"m": model}, splits[:1], random_state=0, warm_up=False,
+                              progress=False)
+    from sklearn.base import clone
+    from fastelm.experiments.bls_fmri.protocol import _fold_seed
+    by_hand = exp.reseed(clone(model), _fold_seed(0, 0)).fit(X[train], y[train])
+    np.testing.assert_array_equal(preds[("both", "m", 0)][test], by_hand.predict(X[test]))
+
+
+def test_several_atlases_run_each_and_joined(tmp_path):
+    data = tmp_path / "abide"
+    make_synthetic_abide(data, n_subjects=30, n_rois=6, lengths=(40, 60), n_sites=2,
+                         effect_size=1.0, atlas="cc200", random_state=0)
+    make_synthetic_abide(data, n_subjects=30, n_rois=5, lengths=(40, 60), n_sites=2,
+                         effect_size=1.0, atlas="ho", random_state=0)
+    (data / "CC_0000001_rois_ho.1D").write_bytes(next(data.glob("*_rois_ho.1D")).read_bytes())
+    # a file without a phenotype row (as in the Harvard-Oxford release) is reported, left out
+    assert exp.subjects.load(str(data), "connectivity", atlas="ho")[3].orphans == ["CC_0000001"]
+    res = exp.run(out_dir=str(tmp_path / "out"), seed=0, data_dir=str(data), progress=False,
+                  atlas=["cc200", "ho"], settings=dict(n_splits=3, subsample=None, n_jobs=1,
+                                                       bls_params=dict(n_enhancement=20)))
+    kinds = {(r["features"], r["model"]) for r in res["rows"]}
+    assert ("cc200+ho", "multi-atlas BLS-CV") in kinds and ("ho", "BLS-CV") in kinds
+    assert ("cc200", "multi-atlas BLS-CV") not in kinds
+    assert res["meta"]["data"]["abide"]["features"]["cc200+ho"] == 15 + 10

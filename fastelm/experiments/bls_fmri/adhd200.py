@@ -33,15 +33,14 @@ from ...datasets import ExcludedSubjectsWarning, load_adhd200_alff
 from ...datasets._adhd200 import MAT_SUFFIX
 from .models import default_models, describe
 from .outputs import write_outputs
-from .protocol import (METRICS, FoldFeatures, bls_permutation_test, cv_splits, run_splits,
-                       site_splits)
+from .protocol import METRICS, FoldFeatures, cv_splits, run_splits, site_splits
 
 #: feature kinds of an ALFF table
 TABLE_KINDS = ("alff", "malff")
-#: full: the paper's 5 folds, repeated 4 times (20 test folds per model); quick: 1 repeat,
-#: the DNN capped at 10 epochs, 19 permutations
+#: full: the paper's 5-fold CV, once (``--settings '{"n_repeats": 10}'`` for the paper's ten
+#: runs); quick: the DNN capped at 10 epochs, 19 permutations
 TABLE_SETTINGS = {
-    "full": dict(n_splits=5, n_repeats=4, dnn_max_iter=200, features=TABLE_KINDS,
+    "full": dict(n_splits=5, n_repeats=1, dnn_max_iter=200, features=TABLE_KINDS,
                  transfer_features=TABLE_KINDS, n_permutations=99, n_jobs=2),
     "quick": dict(n_splits=5, n_repeats=1, dnn_max_iter=10, features=TABLE_KINDS,
                   transfer_features=TABLE_KINDS, n_permutations=19, n_jobs=2),
@@ -88,8 +87,7 @@ def run_adhd200(quick, out_dir, seed, data_dir, progress=True, *, features=None,
                 settings=None, models=None, threads=1):
     """Run the comparison on an ADHD-200 ALFF folder and write its outputs to ``out_dir``
     (the tables of ``run`` and ``transfer.md``/``.csv``); returns ``write_outputs``'s dict."""
-    from .reproduce import (_best_fastelm, _fixed_bls, _last, _penalty_counts, _site_accuracy,
-                            settings_for)
+    from .reproduce import _penalty_counts, _site_accuracy, best_bls_permutation, settings_for
 
     start_all = time.perf_counter()
     cfg = settings_for(quick, settings, base=TABLE_SETTINGS)
@@ -139,20 +137,10 @@ def run_adhd200(quick, out_dir, seed, data_dir, progress=True, *, features=None,
                              threads=threads, progress=progress, desc=f"{name} transfer",
                              sites=site_of, n_jobs=cfg["n_jobs"])
         transfer = [dict(r, **{"data set": name}) for r in recs]
-    best = _best_fastelm(records, ("BLS", "BLS-CV"))
-    if best is not None and cfg["n_permutations"] > 0:
-        kind, model_name, _ = best
-        key = f"{model_name} | {kind}"
-        bls, reg = _fixed_bls(models[model_name], extra["penalties"].get(key),
-                              extra["direct_links"].get(key))
-        perm = bls_permutation_test(ff, kind, y, bls, reg, splits, cfg["n_permutations"], seed,
-                                    groups=site_of, threads=threads, progress=progress)
-        extra["permutation"] = {"features": kind, "model": model_name, "reg": reg,
-                                "direct_links": bool(_last(bls).direct_links),
-                                "accuracy": perm["accuracy"], "pvalue": perm["pvalue"],
-                                "n_permutations": perm["n_permutations"],
-                                "permuted_mean": float(perm["permuted"].mean()),
-                                "permuted_max": float(perm["permuted"].max())}
+    permutation = best_bls_permutation(records, models, extra, ff, y, splits, cfg, seed,
+                                       site_of, threads, progress)
+    if permutation is not None:
+        extra["permutation"] = permutation
     result = write_outputs(out_dir, records, meta(), transfer)
     if transfer:
         result["files"] += write_transfer(transfer, site_names, out_dir)

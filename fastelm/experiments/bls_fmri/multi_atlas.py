@@ -17,6 +17,8 @@ penalty and predictions).
 """
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -167,13 +169,10 @@ def run_multi_atlas(quick, out_dir, seed, data_dir, atlases, progress=True, *, s
     per atlas, and on the joined features the multi-atlas BLS-CV beside them. Writes the
     tables, plots and notes of ``run`` (the ``features`` column names the atlas or
     ``a+b``); returns ``write_outputs``'s dict."""
-    import os
-    import time
-
+    from .models import describe
     from .outputs import write_outputs
     from .protocol import FoldFeatures, cv_splits, run_splits
-    from .reproduce import _data_entry, settings_for
-    from .models import describe
+    from .reproduce import _data_entry, _penalty_counts, settings_for
     from .subjects import _subsample, load
 
     start_all = time.perf_counter()
@@ -212,8 +211,6 @@ def run_multi_atlas(quick, out_dir, seed, data_dir, atlases, progress=True, *, s
         recs, _ = run_splits(ff, [kind], y, kind_models, splits, seed, threads=threads,
                              progress=progress, desc=f"{name} CV {kind}", n_jobs=cfg["n_jobs"])
         records += [dict(r, **{"data set": name}) for r in recs]
-    from .reproduce import _penalty_counts
-
     meta = {"quick": bool(quick), "seed": seed, "settings": cfg, "data": data,
             "data_dir": str(data_dir), "sites": None if sites is None else list(sites),
             "models": list(models), "descriptions": {n: describe(m) for n, m in models.items()},

@@ -261,24 +261,35 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
         extra["penalties"] = _penalty_counts(records)
         extra["direct_links"] = _penalty_counts(records, "direct_links")
         extra["site_accuracy"] = _site_accuracy(predictions, y, site_of)
-        best = _best_fastelm(records, ("BLS", "BLS-CV"))
-        if best is not None and cfg["n_permutations"] > 0:
-            kind, model_name, _ = best
-            bls, reg = _fixed_bls(models[model_name], extra["penalties"].get(
-                f"{model_name} | {kind}"), extra["direct_links"].get(f"{model_name} | {kind}"))
-            perm = bls_permutation_test(ff, kind, y, bls, reg, splits, cfg["n_permutations"],
-                                        seed, groups=site_of, threads=threads,
-                                        progress=progress)
-            extra["permutation"] = {"features": kind, "model": model_name, "reg": reg,
-                                    "direct_links": bool(_last(bls).direct_links),
-                                    "accuracy": perm["accuracy"], "pvalue": perm["pvalue"],
-                                    "n_permutations": perm["n_permutations"],
-                                    "permuted_mean": float(perm["permuted"].mean()),
-                                    "permuted_max": float(perm["permuted"].max())}
+        permutation = best_bls_permutation(records, models, extra, ff, y, splits, cfg, seed,
+                                           site_of, threads, progress)
+        if permutation is not None:
+            extra["permutation"] = permutation
         extra.pop("completed", None)
     result = write_outputs(out_dir, records, _meta(), loso_records)
     result["seconds"] = time.perf_counter() - start_all
     return result
+
+
+def best_bls_permutation(records, models, extra, features, y, splits, cfg, seed, sites,
+                         threads, progress):
+    """The permutation test (:func:`protocol.bls_permutation_test`) of the BLS model (BLS or
+    BLS-CV at its majority penalty and links, ``extra``'s counts) with the best mean CV
+    accuracy, as run.json records it; None without a BLS model or permutations."""
+    best = _best_fastelm(records, ("BLS", "BLS-CV"))
+    if best is None or cfg["n_permutations"] <= 0:
+        return None
+    kind, model_name, _ = best
+    key = f"{model_name} | {kind}"
+    bls, reg = _fixed_bls(models[model_name], extra["penalties"].get(key),
+                          extra["direct_links"].get(key))
+    perm = bls_permutation_test(features, kind, y, bls, reg, splits, cfg["n_permutations"],
+                                seed, groups=sites, threads=threads, progress=progress)
+    return {"features": kind, "model": model_name, "reg": reg,
+            "direct_links": bool(_last(bls).direct_links), "accuracy": perm["accuracy"],
+            "pvalue": perm["pvalue"], "n_permutations": perm["n_permutations"],
+            "permuted_mean": float(perm["permuted"].mean()),
+            "permuted_max": float(perm["permuted"].max())}
 
 
 def _penalty_counts(records, field="penalty"):
