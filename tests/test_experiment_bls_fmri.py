@@ -688,3 +688,31 @@ def test_several_atlases_run_each_and_joined(tmp_path):
     assert ("cc200+ho", "multi-atlas BLS-CV") in kinds and ("ho", "BLS-CV") in kinds
     assert ("cc200", "multi-atlas BLS-CV") not in kinds
     assert res["meta"]["data"]["abide"]["features"]["cc200+ho"] == 15 + 10
+
+
+# ------------------------------------------------------------------------------------------
+# the paper-style tables
+
+
+def _table_row(model, acc, sd, cpu):
+    row = {"model": model, "runs": "5", "train_cpu_mean": cpu}
+    for m in exp.METRICS:
+        row[m + "_mean"], row[m + "_std"] = str(acc), str(sd)
+    return row
+
+
+def test_paper_claim_needs_deep_accuracy_and_less_time():
+    from fastelm.experiments.bls_fmri.tables import claim, table_text
+
+    rows = [_table_row("BLS-CV", 0.66, 0.04, 1.0), _table_row("DNN", 0.69, 0.04, 40.0),
+            _table_row("logistic l2", 0.70, 0.03, 0.5)]
+    text, holds = claim(rows)
+    assert holds and "40.0 ×" in text and "reaches the best deep model (DNN" in text
+    rows[0] = _table_row("BLS-CV", 0.64, 0.04, 1.0)  # more than one sd below the DNN
+    assert claim(rows)[1] is False
+    rows[0] = _table_row("BLS-CV", 0.69, 0.04, 50.0)  # slower than the DNN
+    assert claim(rows)[1] is False
+    assert claim(rows[1:]) is None  # no BLS model
+    text = table_text("X", rows)
+    assert "| BLS-CV | 0.690 ± 0.040 | 0.690 ± 0.040 |" in text
+    assert "**fastelm is not ahead** (-0.010)" in text  # logistic 0.70 is the best comparator
