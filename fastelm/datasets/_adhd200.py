@@ -14,7 +14,7 @@ is matched to a phenotype row of the same (DX, ADHD Index) by the order-preservi
 from __future__ import annotations
 
 import csv
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -110,7 +110,9 @@ def load_adhd200_alff(directory: PathLike, *, sites: str | Sequence[str] | None 
             raise PhenotypeMismatchError(f"site(s) {unknown} have no {MAT_SUFFIX} file in "
                                          f"{directory}; its sites are {found}")
         found = [s for s in found if s in sites]
-    parts, missing, excluded = [], [], []
+    parts: list[dict] = []
+    missing: list[str] = []
+    excluded: list[tuple[str, str]] = []
     for site in found:
         parts.append(_read_site(directory, site, missing, excluded))
     if missing and on_bad == "raise":
@@ -201,7 +203,8 @@ def _read_table(path):
     return index, rows
 
 
-def align_rows(keys, table_keys, what="rows", table="table rows"):
+def align_rows(keys: Sequence[Hashable], table_keys: Sequence[Hashable], what: str = "rows",
+               table: str = "table rows") -> np.ndarray:
     """The order-preserving matching of ``keys`` into ``table_keys``, refused unless unique.
 
     Returns ``match`` (ints, increasing) with ``table_keys[match[k]] == keys[k]``. The

@@ -33,6 +33,8 @@ from ...datasets import ExcludedSubjectsWarning, load_adhd200_alff
 from ...datasets._adhd200 import MAT_SUFFIX
 from .models import default_models, describe
 from .outputs import write_outputs
+from .records import best_bls_permutation, penalty_counts, site_accuracy
+from .settings import settings_for
 from .protocol import METRICS, FoldFeatures, cv_splits, run_splits, site_splits
 
 #: feature kinds of an ALFF table
@@ -74,7 +76,7 @@ def site_models(models, n_sites):
     return out
 
 
-def _data_entry(bunch, features, kinds):
+def _table_entry(bunch, features, kinds):
     return {"subjects": int(len(bunch.target)), "patients": int(bunch.target.sum()),
             "of_subjects": int(len(bunch.target)), "sites": len(set(bunch.sites)),
             "rois": int(bunch.data.shape[1]), "excluded": len(bunch.excluded),
@@ -87,8 +89,6 @@ def run_adhd200(quick, out_dir, seed, data_dir, progress=True, *, features=None,
                 settings=None, models=None, threads=1):
     """Run the comparison on an ADHD-200 ALFF folder and write its outputs to ``out_dir``
     (the tables of ``run`` and ``transfer.md``/``.csv``); returns ``write_outputs``'s dict."""
-    from .reproduce import _penalty_counts, _site_accuracy, best_bls_permutation, settings_for
-
     start_all = time.perf_counter()
     cfg = settings_for(quick, settings, base=TABLE_SETTINGS)
     kinds = tuple(features or cfg["features"])
@@ -109,7 +109,7 @@ def run_adhd200(quick, out_dir, seed, data_dir, progress=True, *, features=None,
                        cfg["n_repeats"], seed)
     ff = FoldFeatures(matrices={k: matrices[k] for k in kinds})
     name = os.path.basename(os.path.normpath(data_dir)) or "data"
-    data = {name: _data_entry(bunch, matrices, kinds)}
+    data = {name: _table_entry(bunch, matrices, kinds)}
     extra = {"data_kind": "adhd200", "sites_read": site_names}
     records, predictions, transfer = [], {}, []
 
@@ -128,9 +128,9 @@ def run_adhd200(quick, out_dir, seed, data_dir, progress=True, *, features=None,
                                  n_jobs=cfg["n_jobs"])
         records += [dict(r, **{"data set": name}) for r in recs]
         predictions.update(preds)
-    extra["penalties"] = _penalty_counts(records)
-    extra["direct_links"] = _penalty_counts(records, "direct_links")
-    extra["site_accuracy"] = _site_accuracy(predictions, y, site_of)
+    extra["penalties"] = penalty_counts(records)
+    extra["direct_links"] = penalty_counts(records, "direct_links")
+    extra["site_accuracy"] = site_accuracy(predictions, y, site_of)
     transfer_kinds = [k for k in cfg["transfer_features"] if k in kinds]
     if len(site_names) > 1 and transfer_kinds:
         recs, _ = run_splits(ff, transfer_kinds, y, models, site_splits(site_of), seed,

@@ -172,7 +172,8 @@ def run_multi_atlas(quick, out_dir, seed, data_dir, atlases, progress=True, *, s
     from .models import describe
     from .outputs import write_outputs
     from .protocol import FoldFeatures, cv_splits, run_splits
-    from .reproduce import _data_entry, _penalty_counts, settings_for
+    from .records import data_entry, penalty_counts
+    from .settings import settings_for
     from .subjects import _subsample, load
 
     start_all = time.perf_counter()
@@ -198,7 +199,7 @@ def run_multi_atlas(quick, out_dir, seed, data_dir, atlases, progress=True, *, s
                                cfg.get("bls_params"))
     ff = FoldFeatures(matrices=matrices)
     name = os.path.basename(os.path.normpath(data_dir)) or "data"
-    data = {name: _data_entry(bunch0, y, {k: int(v.shape[1]) for k, v in matrices.items()},
+    data = {name: data_entry(bunch0, y, {k: int(v.shape[1]) for k, v in matrices.items()},
                               keep)}
     data[name].update(atlas=joined, of_subjects=int(len(common)),
                       dropped={a: int(len(b.subject_ids) - len(common))
@@ -215,8 +216,8 @@ def run_multi_atlas(quick, out_dir, seed, data_dir, atlases, progress=True, *, s
             "data_dir": str(data_dir), "sites": None if sites is None else list(sites),
             "models": list(models), "descriptions": {n: describe(m) for n, m in models.items()},
             "threads": threads, "atlas": joined, "strategy": strategy,
-            "penalties": _penalty_counts(records),
-            "direct_links": _penalty_counts(records, "direct_links"),
+            "penalties": penalty_counts(records),
+            "direct_links": penalty_counts(records, "direct_links"),
             "seconds": time.perf_counter() - start_all}
     result = write_outputs(out_dir, records, meta)
     result["seconds"] = time.perf_counter() - start_all

@@ -230,7 +230,13 @@ def plot_accuracy_time(rows, time_rows, path, models=MODELS, title=None, chance=
                           + (", CPU)" if CPU + "_mean" in time_rows[0] else ")"))
             ax.set_ylabel("accuracy")
             ax.grid(alpha=0.3, which="both")
-    handles, labels = axes[0][0].get_legend_handles_labels()
+    legend = {}  # every panel's models (a model may run on some feature kinds only)
+    for ax in axes.ravel():
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            legend.setdefault(label, handle)
+    labels = sorted(legend, key=lambda m: (m != "chance (dotted)",
+                                           models.index(m) if m in models else 0))
+    handles = [legend[m] for m in labels]
     fig.legend(handles, labels, loc="upper center", ncol=min(len(labels), 5), fontsize=8,
                frameon=False, bbox_to_anchor=(0.5, 1 - 0.3 / height))
     if title:

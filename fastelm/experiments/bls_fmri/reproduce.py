@@ -11,64 +11,21 @@ import numpy as np
 from ..._cli import (CommandError, check_output_dir, directory_option, run_command,
                      sklearn_seed_option)
 from ...datasets import make_synthetic_abide
-from .models import FASTELM_MODELS, default_models, describe
 from .adhd200 import TABLE_KINDS, is_alff_folder, run_adhd200
+from .models import default_models, describe
 from .multi_atlas import run_multi_atlas
 from ..common import one_run
 from .outputs import write_outputs
+from .records import _fixed_bls  # noqa: F401  (tests and callers import it from here)
+from .records import best_bls_permutation, data_entry, penalty_counts, site_accuracy
+from .settings import REAL_SETTINGS, SETTINGS, settings_for
 from .subjects import detect_atlas, load, subjects_and_folds
-from .protocol import (KINDS, FoldFeatures, bls_permutation_test, cv_splits, run_splits,
-                       site_splits)
+from .protocol import KINDS, FoldFeatures, cv_splits, run_splits, site_splits
 
 FEATURES = ("timeseries", "connectivity")  # what load() and the synthetic runs use
 # --seed: at most 2**32 - 1, as the scikit-learn folds and comparators it seeds take
 SEED_OPTION = sklearn_seed_option
 SYNTHETIC = ("effect", "null")
-
-#: synthetic data (``make_synthetic_abide``) and protocol, by mode.
-#: full: about the size of ABIDE-UM (the paper's tuning set: ~120 subjects, 2 sites, AAL's 116
-#: ROIs), series shorter than UM's 296 volumes to keep the DNN affordable (80 × 116 = 9280
-#: inputs). quick: fewer ROIs and time points (30 × 60 = 1800 inputs), 5 folds × 1 repeat and
-#: the DNN capped at 10 epochs, for about a minute on 2 cores. An effect size of 1 puts every
-#: model clearly above chance on connectivity features in both modes.
-SETTINGS = {
-    "full": dict(n_subjects=120, n_rois=116, lengths=(80, 120), n_sites=2, effect_size=1.0,
-                 n_splits=10, n_repeats=10, dnn_max_iter=200),
-    "quick": dict(n_subjects=80, n_rois=30, lengths=(60, 90), n_sites=2, effect_size=1.0,
-                  n_splits=5, n_repeats=1, dnn_max_iter=10),
-}
-#: real data (``--data``): 10-fold CV on site × diagnosis on connectivity (Fisher-z
-#: correlation) and tangent-space features (the tangent reference refitted on each training
-#: fold, once per fold, the folds ``n_jobs`` at a time), leave-one-site-out on connectivity
-#: features without the DNN (its 18 fits would cost more than the rest together), and a
-#: permutation test of the best BLS model (:func:`protocol.bls_permutation_test`).
-#: ``kind_skip``: models left out on a feature kind (the DNN on tangent features, for time).
-#: quick: 200 subjects drawn stratified by site × diagnosis, 5 folds, the DNN capped at 10
-#: epochs. ``dnn_folds``: run the DNN on the first k CV folds only (None: all).
-REAL_SETTINGS = {
-    "full": dict(n_splits=10, n_repeats=1, dnn_max_iter=200,
-                 features=("connectivity", "tangent"), kind_skip={"tangent": ("DNN",)},
-                 loso_features=("connectivity",), loso_skip=("DNN",),
-                 n_permutations=99, subsample=None, n_jobs=2, dnn_folds=None),
-    "quick": dict(n_splits=5, n_repeats=1, dnn_max_iter=10,
-                  features=("connectivity", "tangent"), kind_skip={"tangent": ("DNN",)},
-                  loso_features=("connectivity",), loso_skip=("DNN",), n_permutations=19,
-                  subsample=200, n_jobs=2, dnn_folds=None),
-}
-
-
-def settings_for(quick=False, overrides=None, real=False, base=None):
-    """The run's settings: ``base`` (default (REAL_)SETTINGS)['quick' or 'full'] updated by
-    ``overrides``."""
-    if base is None:
-        base = REAL_SETTINGS if real else SETTINGS
-    s = dict(base["quick" if quick else "full"])
-    unknown = set(overrides or {}) - set(s) - {"bls_params"}
-    if unknown:
-        raise ValueError(f"unknown settings {sorted(unknown)}; known: {sorted(s)}")
-    s.update(overrides or {})
-    return s
-
 
 def make_synthetic(directory, settings, seed):
     """Write the ``effect`` and ``null`` data sets under ``directory`` (replacing them).
@@ -87,17 +44,6 @@ def make_synthetic(directory, settings, seed):
                              n_sites=settings["n_sites"], random_state=seed)
         out[name] = path
     return out
-
-
-def _data_entry(bunch, y, features, keep=None):
-    lengths = bunch.lengths if keep is None else bunch.lengths[keep]
-    return {"subjects": int(len(y)), "patients": int(y.sum()),
-            "of_subjects": int(len(bunch.target)),
-            "lengths": [int(lengths.min()), int(np.median(lengths)), int(lengths.max())],
-            "sites": len(set(bunch.sites if keep is None else bunch.sites[keep])),
-            "length": int(bunch.length),
-            "rois": len(bunch.roi_names), "excluded": len(bunch.excluded),
-            "missing": len(getattr(bunch, "missing", [])), "features": features}
 
 
 def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress=True, *,
@@ -188,7 +134,7 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
             series, y, strata, bunch = load(directory, "timeseries", sites)  # read once
             n_sites = len(set(bunch.sites))
             ff = FoldFeatures(bunch.series, {"timeseries": series})
-            data[name] = _data_entry(bunch, y, {})
+            data[name] = data_entry(bunch, y, {})
             for feat in features:
                 data[name]["features"][feat] = int(ff.split(feat, np.arange(1), np.arange(1))[0]
                                                    .shape[1])
@@ -217,7 +163,7 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
         ff = FoldFeatures([bunch.series[i] for i in keep] if needs_series else None, matrices,
                           cache_folds=True)
         n_sites = len(set(site_of))
-        data[name] = _data_entry(bunch, y, {}, keep)
+        data[name] = data_entry(bunch, y, {}, keep)
         data[name]["atlas"] = atlas
         for feat in features:
             data[name]["features"][feat] = int(ff.split(feat, np.arange(2), np.arange(2))[0]
@@ -231,9 +177,9 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
 
         def checkpoint(stage):  # outputs so far, so that a long run leaves results early
             extra["completed"] = stage
-            extra["penalties"] = _penalty_counts(records)
-            extra["direct_links"] = _penalty_counts(records, "direct_links")
-            extra["site_accuracy"] = _site_accuracy(predictions, y, site_of)
+            extra["penalties"] = penalty_counts(records)
+            extra["direct_links"] = penalty_counts(records, "direct_links")
+            extra["site_accuracy"] = site_accuracy(predictions, y, site_of)
             write_outputs(out_dir, records, _meta(), loso_records)
 
         # the leave-site-out kinds first, then leave-site-out, then the other kinds: a run
@@ -258,9 +204,9 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
                                      n_jobs=n_jobs)
                 loso_records += [dict(r, **{"data set": name}) for r in recs]
                 checkpoint(f"cross-validation ({', '.join(done)}), leave-site-out")
-        extra["penalties"] = _penalty_counts(records)
-        extra["direct_links"] = _penalty_counts(records, "direct_links")
-        extra["site_accuracy"] = _site_accuracy(predictions, y, site_of)
+        extra["penalties"] = penalty_counts(records)
+        extra["direct_links"] = penalty_counts(records, "direct_links")
+        extra["site_accuracy"] = site_accuracy(predictions, y, site_of)
         permutation = best_bls_permutation(records, models, extra, ff, y, splits, cfg, seed,
                                            site_of, threads, progress)
         if permutation is not None:
@@ -269,99 +215,6 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
     result = write_outputs(out_dir, records, _meta(), loso_records)
     result["seconds"] = time.perf_counter() - start_all
     return result
-
-
-def best_bls_permutation(records, models, extra, features, y, splits, cfg, seed, sites,
-                         threads, progress):
-    """The permutation test (:func:`protocol.bls_permutation_test`) of the BLS model (BLS or
-    BLS-CV at its majority penalty and links, ``extra``'s counts) with the best mean CV
-    accuracy, as run.json records it; None without a BLS model or permutations."""
-    best = _best_fastelm(records, ("BLS", "BLS-CV"))
-    if best is None or cfg["n_permutations"] <= 0:
-        return None
-    kind, model_name, _ = best
-    key = f"{model_name} | {kind}"
-    bls, reg = _fixed_bls(models[model_name], extra["penalties"].get(key),
-                          extra["direct_links"].get(key))
-    perm = bls_permutation_test(features, kind, y, bls, reg, splits, cfg["n_permutations"],
-                                seed, groups=sites, threads=threads, progress=progress)
-    return {"features": kind, "model": model_name, "reg": reg,
-            "direct_links": bool(_last(bls).direct_links), "accuracy": perm["accuracy"],
-            "pvalue": perm["pvalue"], "n_permutations": perm["n_permutations"],
-            "permuted_mean": float(perm["permuted"].mean()),
-            "permuted_max": float(perm["permuted"].max())}
-
-
-def _penalty_counts(records, field="penalty"):
-    """{'model | features': {value: folds}} of the penalties (or another ``field``, e.g.
-    ``direct_links``) CV estimators chose."""
-    out = {}
-    for r in records:
-        if field in r:
-            key = f"{r['model']} | {r['features']}"
-            out.setdefault(key, {})
-            out[key][repr(r[field])] = out[key].get(repr(r[field]), 0) + 1
-    return out
-
-
-def _fixed_bls(model, counts, link_counts=None):
-    """(BLSClassifier, reg): a BLS model at a fixed penalty — its own reg, or for BLS-CV the
-    penalty chosen in most folds (the smaller on a tie) and the direct links chosen in most
-    folds (without on a tie), with BLS-CV's layer parameters."""
-    from sklearn.base import clone
-    from sklearn.pipeline import Pipeline
-
-    from ...bls import BLSClassifier
-
-    if isinstance(model, Pipeline):  # label-free steps (a scaler) before the BLS
-        bls, reg = _fixed_bls(model.steps[-1][1], counts, link_counts)
-        return Pipeline([(n, clone(s)) for n, s in model.steps[:-1]]
-                        + [(model.steps[-1][0], bls)]), reg
-    if isinstance(model, BLSClassifier):
-        return model, float(model.reg)
-    params = {k: v for k, v in model.get_params(deep=False).items()
-              if k in BLSClassifier().get_params()}
-    reg = min(counts, key=lambda r: (-counts[r], float(r)))
-    links = link_counts or {"False": 1}
-    params["direct_links"] = max(links, key=lambda v: (links[v], v == "False")) == "True"
-    return BLSClassifier(**params), float(reg)
-
-
-def _last(model):
-    """A pipeline's last step, or the model itself."""
-    return model.steps[-1][1] if hasattr(model, "steps") else model
-
-
-def _best_fastelm(records, models=FASTELM_MODELS):
-    """(features, model, accuracy) of the model of ``models`` with the best mean CV
-    accuracy."""
-    means = {}
-    for r in records:
-        if r["model"] in models:
-            means.setdefault((r["features"], r["model"]), []).append(r["accuracy"])
-    if not means:
-        return None
-    key = max(means, key=lambda k: (np.mean(means[k]), k))
-    return key[0], key[1], float(np.mean(means[key]))
-
-
-def _site_accuracy(predictions, y, sites):
-    """[{features, model, site, subjects, accuracy}] from out-of-fold predictions (pooled
-    over repeats)."""
-    rows, pooled = [], {}
-    for (kind, model, _), pred in predictions.items():
-        ok = pred >= 0
-        acc = pooled.setdefault((kind, model), [np.zeros(len(y)), np.zeros(len(y))])
-        acc[0] += (pred == y) & ok
-        acc[1] += ok
-    for (kind, model), (hits, n) in pooled.items():
-        for site in sorted(set(sites)):
-            m = (sites == site) & (n > 0)
-            rows.append({"features": kind, "model": model, "site": str(site),
-                         "subjects": int(m.sum()),
-                         "accuracy": float(hits[m].sum() / n[m].sum()) if m.any() else
-                         float("nan")})
-    return rows
 
 
 #: the name of ``fastelm reproduce bls-fmri`` and of its output folder, and its one-line help
