@@ -201,9 +201,12 @@ def run_multi_atlas(quick, out_dir, seed, data_dir, atlases, progress=True, *, s
     name = os.path.basename(os.path.normpath(data_dir)) or "data"
     data = {name: data_entry(bunch0, y, {k: int(v.shape[1]) for k, v in matrices.items()},
                               keep)}
-    data[name].update(atlas=joined, of_subjects=int(len(common)),
-                      dropped={a: int(len(b.subject_ids) - len(common))
-                               for a, (*_, b) in zip(atlases, loaded)})
+    bunches = [b for *_, b in loaded]
+    data[name].update(  # every atlas's ROIs and unusable subjects, as the notes print them
+        atlas=joined, of_subjects=int(len(common)),
+        rois=", ".join(f"{len(b.roi_names)} ({a})" for a, b in zip(atlases, bunches)),
+        excluded=", ".join(f"{len(b.excluded)} ({a})" for a, b in zip(atlases, bunches)),
+        dropped={a: int(len(b.subject_ids) - len(common)) for a, b in zip(atlases, bunches)})
     records = []
     models = {}
     for kind in atlases + [joined]:
