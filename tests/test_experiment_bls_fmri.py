@@ -716,3 +716,16 @@ def test_paper_claim_needs_deep_accuracy_and_less_time():
     text = table_text("X", rows)
     assert "| BLS-CV | 0.690 ± 0.040 | 0.690 ± 0.040 |" in text
     assert "**fastelm is not ahead** (-0.010)" in text  # logistic 0.70 is the best comparator
+
+
+def test_alff_folder_refuses_atlas_and_deep(tmp_path, capsys):
+    from fastelm.fmri import make_synthetic_adhd200
+
+    make_synthetic_adhd200(tmp_path / "adhd", n_subjects=(6, 6), n_regions=4, random_state=0)
+    with pytest.raises(ValueError, match="ALFF tables.*--atlas"):
+        exp.run(out_dir=str(tmp_path / "o"), data_dir=str(tmp_path / "adhd"), atlas="ho",
+                progress=False)
+    code = exp.main(["--fmri-data", str(tmp_path / "adhd"), "--deep", "--out",
+                     str(tmp_path / "o2")])
+    err = capsys.readouterr().err
+    assert code != 0 and "--deep: " in err and "holds ALFF tables" in err

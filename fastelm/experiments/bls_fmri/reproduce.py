@@ -102,6 +102,9 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
                                    strategy=strategy)
         atlas = atlas[0]
     if is_alff_folder(data_dir):
+        if atlas is not None or strategy is not None:
+            raise ValueError(f"{data_dir} holds ALFF tables (one AAL vector per subject): "
+                             "atlas= (--atlas) and strategy= (--strategy) do not apply")
         return run_adhd200(quick, out_dir, seed, data_dir, progress, features=features,
                            sites=sites, settings=settings, models=models, threads=threads)
     start_all = time.perf_counter()
@@ -322,6 +325,9 @@ def run_from_args(args):
     if args.data is not None:
         raise CommandError("argument --data: the UCI files folder, which bls-fmri does not "
                            "read; give the fMRI folder as --fmri-data DIR")
+    if args.deep and is_alff_folder(args.fmri_data):
+        raise CommandError(f"--deep: {args.fmri_data} holds ALFF tables, not the ROI series "
+                           "the connectome CNN and the GCN need")
     if args.deep and importlib.util.find_spec("torch") is None:
         raise CommandError(DEEP_EXTRA)
     overrides = None
