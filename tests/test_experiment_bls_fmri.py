@@ -729,3 +729,20 @@ def test_alff_folder_refuses_atlas_and_deep(tmp_path, capsys):
                      str(tmp_path / "o2")])
     err = capsys.readouterr().err
     assert code != 0 and "--deep: " in err and "holds ALFF tables" in err
+
+
+def test_one_class_subjects_are_refused_naming_the_stage_and_sites(monkeypatch):
+    """Issue 25 item 13: subjects of one diagnosis (a --sites choice with controls only) are a
+    one-line error naming the stage and the sites, before any fold is made (it was a bare
+    error from deep in a model's fit, naming neither)."""
+    from sklearn.utils import Bunch
+
+    from fastelm.experiments.bls_fmri import subjects
+
+    bunch = Bunch(sites=np.array(["NYU"] * 4 + ["PITT"] * 2), target=np.ones(6, dtype=int))
+    strata = np.char.add(bunch.sites, "|1")
+    monkeypatch.setattr(subjects, "load", lambda *args: (None, bunch.target, strata, bunch))
+    with pytest.raises(ValueError, match=r"^selecting the subjects: all 6 subjects of site\(s\) "
+                                         r"NYU, PITT have diagnosis 1; .*--sites") as info:
+        subjects.subjects_and_folds("folder", 2, 1, 0)
+    assert "\n" not in str(info.value)

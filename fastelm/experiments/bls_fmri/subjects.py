@@ -30,6 +30,17 @@ def load(directory, features, sites=None, atlas=None, strategy=None):
     return bunch.data, bunch.target, strata, bunch
 
 
+def check_two_classes(y, sites, stage):
+    """A one-line ValueError naming the stage, the sites and the one diagnosis when the
+    subjects ``y`` (of ``sites``) hold a single class: cross-validation needs both."""
+    labels = np.unique(y)
+    if len(labels) < 2:
+        names = ", ".join(map(str, sorted(set(np.asarray(sites).tolist()))))
+        raise ValueError(f"{stage}: all {len(y)} subjects of site(s) {names} have diagnosis "
+                         f"{labels[0] if len(labels) else 'none'}; the comparison needs "
+                         f"both classes (choose --sites with patients and controls)")
+
+
 def _subsample(strata, n, seed):
     """n indices drawn stratified on ``strata`` (sorted), for --quick on real data."""
     if n is None or n >= len(strata):
@@ -51,6 +62,7 @@ def subjects_and_folds(directory, n_splits, n_repeats, seed, *, sites=None, atla
     """
     _, y, strata, bunch = load(directory, "connectivity", sites, atlas, strategy)
     keep = _subsample(strata, subsample, seed)
+    check_two_classes(y[keep], bunch.sites[keep], "selecting the subjects")
     n_sites = len(set(bunch.sites[keep]))
     splits = cv_splits(y[keep], strata[keep] if n_sites > 1 else None, n_splits, n_repeats,
                        seed)
