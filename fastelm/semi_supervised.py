@@ -169,9 +169,10 @@ def _unlabeled_mask(y, marker):
 
 
 def check_no_nan_marker(y: ArrayLike, unlabeled: object, owner: str) -> ArrayLike:
-    """``y`` if it has no NaN; a NaN in a semi-supervised ``y`` is most likely meant as the
-    unlabelled marker, so the error says which marker is in use. Call before ``validate_data``
-    (whose message would be "Input y contains NaN").
+    """``y`` if it has no NaN and the marker is not a bool; a NaN in a semi-supervised ``y`` is
+    most likely meant as the unlabelled marker, so the error says which marker is in use. Call
+    before ``validate_data`` (whose message would be "Input y contains NaN"). A bool marker
+    would equal the label 1 or 0 (True == 1) and turn those rows unlabelled: refused.
 
     Parameters
     ----------
@@ -186,6 +187,10 @@ def check_no_nan_marker(y: ArrayLike, unlabeled: object, owner: str) -> ArrayLik
     -------
     y
     """
+    if isinstance(unlabeled, (bool, np.bool_)):
+        raise ValueError(f"{owner}: unlabeled={unlabeled!r} would match the label "
+                         f"{int(unlabeled)} (True == 1 in a comparison); give the marker as "
+                         f"it is written in y, e.g. unlabeled=-1")
     values = np.asarray(y)
     if values.dtype.kind in "fc" and np.isnan(values).any():
         raise ValueError(f"{owner}: y contains NaN; unlabelled rows are marked by "

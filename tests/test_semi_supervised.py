@@ -336,6 +336,21 @@ def test_marker_matches_a_label_that_spells_it(labels, marker):
     np.testing.assert_array_equal(clf.predict(X).astype(str), reference.predict(X).astype(str))
 
 
+@pytest.mark.parametrize("Model", ["TriTrainingClassifier", "DEELMSSC"])
+@pytest.mark.parametrize("marker", [True, False, np.True_])
+def test_a_bool_marker_is_refused(Model, marker):
+    """unlabeled=True compared equal to the label 1 and silently made those rows unlabelled:
+    a bool marker is refused in one line naming it."""
+    import fastelm
+    X, y = make_moons(60, noise=0.2, random_state=0)
+    y = y.copy()
+    y[:20] = -1
+    with pytest.raises(ValueError,
+                       match=r"unlabeled=(np\.)?(True|False)_? would match the label") as e:
+        getattr(fastelm, Model)(unlabeled=marker).fit(X, y)
+    assert "\n" not in str(e.value)
+
+
 @pytest.mark.parametrize("params, y, match", [
     ({}, np.full(6, -1), "no labelled rows"),
     ({}, np.array([1, 1, -1, -1, -1, -1]), "one class"),
