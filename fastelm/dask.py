@@ -355,7 +355,8 @@ def _align(X, y):
     """Align X and y into matching row chunks (delayed), never computing the data.
 
     Returns (chunk pairs, y_columns, n_features, y_ndim, n_outputs, feature probe, row chunk
-    lengths (None: unknown before a pass)).
+    lengths (None: unknown before a pass), y's row count (lazy) when y is joined to X on the
+    index, else None).
 
     Dask DataFrames keep their partitions when X and y are partitioned alike (the usual case:
     columns of one frame); otherwise both become dask arrays with X's row chunks and X in one
@@ -390,7 +391,7 @@ def _align(X, y):
         combined = X.assign(**{f"__fastelm_y{i}__": c for i, c in enumerate(ys)},
                             __fastelm_yrow__=ys[0].isna() | True)
         return ([(b, None) for b in combined.to_delayed()], -1 if y_ndim == 1 else n_outputs,
-                n_features, y_ndim, n_outputs, probe, None)
+                n_features, y_ndim, n_outputs, probe, None, ys[0].shape[0])
 
     import dask.array as da
     if is_dask_input(X):
@@ -435,7 +436,15 @@ def _align(X, y):
     X, y = dask.optimize(X, y)
     blocks = zip(X.to_delayed(optimize_graph=False)[:, 0],
                  y.to_delayed(optimize_graph=False).ravel())
-    return list(blocks), None, n_features, y_ndim, n_outputs, probe, lengths
+    return list(blocks), None, n_features, y_ndim, n_outputs, probe, lengths, None
+
+
+def _unmatched_y(n_y, n_x):
+    """A one-line ValueError when y (joined to X on the index) has rows no row of X took: the
+    join would drop them silently."""
+    if n_y is not None and n_y > n_x:
+        raise ValueError(f"X and y are not aligned: y has {n_y} rows, {n_y - n_x} of them on "
+                         f"an index that no row of X has ({n_x} rows); give y the index of X")
 
 
 def _tree(parts, combine, split_every):
@@ -469,7 +478,7 @@ class DaskRows:
 
     def __init__(self, X: Rows, y: Rows):
         (self._pairs, self._y_columns, self.n_features, self.y_ndim, self.n_outputs,
-         self.feature_probe, lengths) = _align(X, y)
+         self.feature_probe, lengths, self._y_rows) = _align(X, y)
         self._offsets = None if lengths is None else np.cumsum((0,) + lengths)
         self.n_rows = None if lengths is None else int(self._offsets[-1])
         self._X, self._y = X, y
@@ -518,7 +527,9 @@ class DaskRows:
         gram = dask.delayed(_gram_chunk, pure=True)
         parts = [gram(xb, yb, self._y_columns, feature_map, coding, self.n_features)
                  for xb, yb in self._pairs]
-        (sums,) = self._compute(self._tree(parts, _sum))
+        sums, *n_y = self._compute(self._tree(parts, _sum),
+                                   *([] if self._y_rows is None else [self._y_rows]))
+        _unmatched_y(n_y[0] if n_y else None, sums.n)
         if sums.n == 0:
             raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
         return sums
@@ -533,7 +544,11 @@ class DaskRows:
         """
         import dask
         part = dask.delayed(_labels_chunk, pure=True)
-        parts = self._compute(*[part(xb, yb, self._y_columns) for xb, yb in self._pairs])
+        parts = self._compute(*[part(xb, yb, self._y_columns) for xb, yb in self._pairs],
+                              *([] if self._y_rows is None else [self._y_rows]))
+        if self._y_rows is not None:
+            *parts, n_y = parts
+            _unmatched_y(n_y, sum(len(y) for y in parts))
         self._offsets = np.cumsum([0] + [len(y) for y in parts])
         self.n_rows = int(self._offsets[-1])
         return np.concatenate(parts)

@@ -298,6 +298,10 @@ def test_dask_frames_whose_index_misaligns_are_named(y_partitions):
         with pytest.raises(ValueError, match=r"^X and y are not aligned: 10 row\(s\) of X .*"
                                              r"index \[90, 91, 92\].* give y the index of X$"):
             model.fit(Xd, dd.from_pandas(target[:90], npartitions=y_partitions))
+        longer = pd.Series(np.r_[y, np.zeros(10)])  # 10 rows on an index X lacks
+        with pytest.raises(ValueError, match=r"^X and y are not aligned: y has 110 rows, 10 of "
+                                             r"them on an index that no row of X has"):
+            model.fit(Xd, dd.from_pandas(longer, npartitions=y_partitions))
         fitted = model.fit(Xd, dd.from_pandas(target, npartitions=y_partitions))
         alpha = getattr(fitted, "alpha_", fitted.alpha)  # ELM: chosen by GCV; OS-ELM: 1e-3
         _close(fitted.predict(X), ELMRegressor(n_hidden=5, alpha=alpha, random_state=0)
