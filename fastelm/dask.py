@@ -605,7 +605,7 @@ class DaskRows:
         Parameters
         ----------
         func : picklable callable, (rows×d array) → value
-        combine : picklable callable, (*values) → value
+        combine : picklable callable, ``(*values) → value``
         dtype : numpy dtype
 
         Returns

@@ -64,7 +64,7 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
         An ABIDE layout (flat, ``rois_<atlas>/`` or nilearn's ``ABIDE_pcp``) instead of
         synthetic subjects; then leave-one-site-out, per-site accuracy and the permutation test
         are added (:data:`REAL_SETTINGS`). A folder of ADHD-200 ALFF tables
-        (``<SITE>_alff_ds.mat``) runs :func:`.adhd200.run_adhd200` instead.
+        (``<SITE>_alff_ds.mat``) runs ``adhd200.run_adhd200`` instead.
     features : sequence of str, optional
         Feature kinds (``timeseries``, ``connectivity``, ``correlation``, ``partial
         correlation``, ``tangent``); default: synthetic ``FEATURES``, real data the settings'.
