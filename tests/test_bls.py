@@ -221,6 +221,23 @@ def test_incremental_dual_equals_retraining():
     np.testing.assert_allclose(model.beta_, want, rtol=1e-6, atol=1e-6 * np.abs(want).max())
 
 
+@pytest.mark.mutant
+@pytest.mark.parametrize("increment", ["add_rows", "partial_fit"])
+def test_reference_mode_rows_added_are_coded_like_fit(increment):
+    """preprocessing='reference' codes a classifier's targets 2·onehot − 1 (the reference
+    code's ±1); rows added later must be coded the same way: the readout equals the ridge
+    retrained on every row with the ±1 targets (planted: add_rows without the coding, the new
+    rows' targets left 0/1)."""
+    X, y = make_classification(n_samples=120, n_features=8, n_informative=4, n_classes=3,
+                               random_state=0)
+    model = BLSClassifier(**SMALL, reg=1e-2, preprocessing="reference", random_state=0)
+    model.fit(X[:70], y[:70])
+    getattr(model, increment)(X[70:], y[70:])
+    T = 2.0 * np.eye(3)[np.searchsorted(model.classes_, y)] - 1.0
+    want = _retrained_beta(model, X, T)
+    np.testing.assert_allclose(model.beta_, want, rtol=1e-6, atol=1e-6 * np.abs(want).max())
+
+
 def test_increments_keep_scalings_and_draw_reproducibly():
     X, y = make_regression(n_samples=120, n_features=5, random_state=2)
     a = BLSRegressor(**SMALL, random_state=4).fit(X[:80], y[:80])

@@ -48,6 +48,34 @@ def test_same_values_as_nilearn_vectorised(kind):
                                rtol=0, atol=1e-10)
 
 
+@pytest.mark.mutant
+def test_ledoit_wolf_shrinkage_at_its_cap_on_near_white_series():
+    """Near-white series with few time points: the uncapped Ledoit-Wolf estimate β/δ exceeds 1
+    (then (1 − s)·S + s·μ·I flips S's sign); capped at 1 it is μ·I, as scikit-learn's
+    LedoitWolf and nilearn's tangent kind (planted: the cap ``min(β, δ)`` removed). Every
+    other test series is strongly correlated, where the cap never binds."""
+    from sklearn.covariance import LedoitWolf, ledoit_wolf_shrinkage
+
+    from fastelm.connectome import ledoit_wolf_covariances
+
+    series = [np.random.default_rng(seed).standard_normal((20, 4)) for seed in range(8)]
+    shrinkages = [ledoit_wolf_shrinkage(s) for s in series]
+    assert sum(s == 1.0 for s in shrinkages) >= 3 and min(shrinkages) < 1.0  # both cases
+    zscored = [(s - s.mean(axis=0)) / s.std(axis=0, ddof=1) for s in series]
+    np.testing.assert_allclose(ledoit_wolf_covariances(series),
+                               [LedoitWolf().fit(s).covariance_ for s in series],
+                               rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(ledoit_wolf_covariances([s * 4.0 + 2.0 for s in series],
+                                                       standardize=True),
+                               [LedoitWolf().fit(z).covariance_ for z in zscored],
+                               rtol=1e-12, atol=1e-14)
+    connectome = pytest.importorskip("nilearn.connectome")
+    ref = connectome.ConnectivityMeasure(kind="tangent", vectorize=False)
+    np.testing.assert_allclose(ConnectomeTransformer("tangent").fit_transform(series),
+                               sym_matrix_to_vec(ref.fit_transform(series)), rtol=0,
+                               atol=1e-10)
+
+
 def test_reader_and_transformer_share_one_triangle_convention():
     """connectivity_features (the reader's path) and ConnectomeTransformer (the estimators'
     path) vectorise by the same convention: vec_to_sym_matrix gives back each one's matrix."""

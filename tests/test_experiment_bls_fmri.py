@@ -412,6 +412,49 @@ def test_real_data_run_writes_site_outputs(tmp_path):
     assert again["loso_rows"] == res["loso_rows"]
 
 
+@pytest.mark.mutant
+@pytest.mark.parametrize("subsample", [None, 30])
+def test_real_data_run_folds_are_stratified_on_site_and_diagnosis(tmp_path, monkeypatch,
+                                                                  subsample):
+    """On an ABIDE-layout directory the run's CV folds are RepeatedStratifiedKFold on the
+    site × diagnosis strata of the subjects kept, each stratum spread over the folds within
+    one subject (planted: the folds stratified on the diagnosis alone; only the synthetic
+    path and the strata's format were checked)."""
+    from sklearn.model_selection import RepeatedStratifiedKFold
+
+    from fastelm.experiments.bls_fmri import reproduce
+    from fastelm.fmri import load_roi_dataset
+
+    data = tmp_path / "abide"
+    make_synthetic_abide(data, n_subjects=48, n_rois=5, lengths=(30, 40), n_sites=3,
+                         random_state=0)
+    seen = []
+
+    def spy(features, kinds, y, models, splits, *args, **kw):
+        seen.append((kw.get("desc"), [(tr.copy(), te.copy()) for tr, te, *_ in splits]))
+        return real_run_splits(features, kinds, y, models, splits, *args, **kw)
+
+    real_run_splits = reproduce.run_splits
+    monkeypatch.setattr(reproduce, "run_splits", spy)
+    exp.run(out_dir=str(tmp_path / "out"), seed=3, data_dir=str(data), progress=False,
+            models={"KNN": KNeighborsClassifier(3)}, features=["connectivity"],
+            settings=dict(n_splits=4, n_permutations=0, subsample=subsample))
+    (desc, splits), = [(d, s) for d, s in seen if "CV" in d]
+    bunch = load_roi_dataset(data, features="connectivity")
+    strata = np.array([f"{s}|{t}" for s, t in zip(bunch.sites, bunch.target)])
+    keep = (np.arange(48) if subsample is None else
+            exp.subjects_and_folds(str(data), 4, 1, 3, subsample=subsample)[1])
+    assert len(keep) == (subsample or 48) and len(set(strata[keep])) == 6
+    want = RepeatedStratifiedKFold(n_splits=4, n_repeats=1, random_state=3).split(
+        np.zeros(len(keep)), strata[keep])
+    for (tr, te), (tr_want, te_want) in zip(splits, want, strict=True):
+        np.testing.assert_array_equal(tr, tr_want)
+        np.testing.assert_array_equal(te, te_want)
+    for stratum in set(strata[keep]):
+        counts = [np.sum(strata[keep][te] == stratum) for _, te in splits]
+        assert max(counts) - min(counts) <= 1, stratum
+
+
 def test_main_reports_user_errors_in_one_line(tmp_path, capsys):
     data = tmp_path / "abide"
     make_synthetic_abide(data, n_subjects=12, n_rois=5, lengths=(30, 40), n_sites=2,

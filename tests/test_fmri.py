@@ -156,6 +156,23 @@ def test_round_trip_with_length_excludes_short_series(tmp_path):
         load_roi_dataset(tmp_path, length=1)
 
 
+@pytest.mark.mutant
+def test_length_below_every_series_crops_each_to_that_length(tmp_path):
+    """length= shorter than every subject's series: every subject kept, each series cropped to
+    its first ``length`` rows, without a warning (planted: crop to the shortest series, which
+    the test above cannot tell from length= since its length is one subject's own)."""
+    g = _small(tmp_path)
+    length = int(g.lengths.min()) - 7
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        b = load_roi_dataset(tmp_path, length=length, features="timeseries")
+    assert b.length == length and b.data.shape == (12, length * 6) and b.excluded == []
+    np.testing.assert_array_equal(b.lengths, g.lengths)
+    series = b.data.reshape(12, length, 6)
+    for k, path in enumerate(g.files):
+        np.testing.assert_array_equal(series[k], read_roi_file(path)[0][:length])
+
+
 def test_round_trip_connectivity_matches_numpy(tmp_path):
     g = _small(tmp_path)
     b = _load_quiet(tmp_path, g.phenotype_csv, features="connectivity")

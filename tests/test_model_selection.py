@@ -251,6 +251,23 @@ def test_splits_that_are_not_a_partition():
     assert_same_search(ours, grid)
 
 
+@pytest.mark.mutant
+def test_disjoint_test_folds_that_leave_rows_out_count_them_in_training():
+    """Disjoint test folds covering 90 of 120 rows, each training split their complement: the
+    30 rows in no test fold are in every training split, so the one-pass totals must add their
+    sums (planted: the total of the folds' sums alone, which drops them from every training
+    split: caught here, while every partition of the rows passes)."""
+    X, y = regression_data(n=120)
+    order = np.random.default_rng(2).permutation(120)
+    splits = [(np.setdiff1d(np.arange(120), order[k * 30:(k + 1) * 30]),
+               np.sort(order[k * 30:(k + 1) * 30])) for k in range(3)]
+    ours = ELMRegressorCV(n_hidden=50, alphas=ALPHAS, hidden_sizes=[20, 50], cv=splits,
+                          direct_links=False, random_state=0).fit(X, y)
+    grid = GridSearchCV(ELMRegressor(random_state=0), {"alpha": ALPHAS, "n_hidden": [20, 50]},
+                        cv=splits, scoring="neg_mean_squared_error").fit(X, y)
+    assert_same_search(ours, grid)
+
+
 # --------------------------------------------------------------------------- prefix property
 
 

@@ -215,6 +215,34 @@ def test_skl2onnx_pipeline_with_zipmap():
                                atol=1e-4)
 
 
+@pytest.mark.mutant
+@pytest.mark.parametrize("model_dtype, input_dtype", [(np.float64, np.float32),
+                                                      (np.float32, np.float64)])
+@pytest.mark.parametrize("name", ["ELMRegressor", "BLSRegressor"])
+def test_skl2onnx_converter_casts_an_upstream_steps_dtype(name, model_dtype, input_dtype):
+    """An upstream step hands the model the pipeline input's dtype (StandardScaler: float32
+    in, float32 out); the converter casts it to the model's dtype, as ``to_onnx`` does
+    (planted: the Cast dropped, a graph onnxruntime refuses to load)."""
+    skl2onnx = pytest.importorskip("skl2onnx")
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from fastelm.onnx import register_skl2onnx
+
+    register_skl2onnx()
+    X, y = _data(0)
+    pipe = make_pipeline(StandardScaler(), ESTIMATORS[name](model_dtype.__name__)).fit(X, y)
+    Xd = X.astype(input_dtype)
+    session = ort.InferenceSession(skl2onnx.to_onnx(pipe, Xd[:1]).SerializeToString(),
+                                   providers=["CPUExecutionProvider"])
+    (got,) = session.run(None, {session.get_inputs()[0].name: Xd})
+    assert got.dtype == model_dtype
+    got = got.astype(np.float32)
+    # the scaler runs in the input's dtype: float32 round-off of the inputs either way
+    expected = pipe.predict(X.astype(np.float32))
+    _assert_close(got.ravel(), expected, np.float32)  # measured 1e-7 to 6e-6 of the scale
+
+
 @pytest.mark.parametrize("cls", [ELMClassifier, BLSClassifier])
 def test_skl2onnx_defaults_work_on_a_float64_classifier_in_a_pipeline(cls):
     """issue 24: with skl2onnx's defaults (ZipMap on) a float64 classifier's graph failed in

@@ -114,6 +114,15 @@ def test_fused_path_equals_predict_then_partial_fit(make, compiled):
     assert 0.6 < a.mean_accuracy() < 1
 
 
+def _per_call_predictions(model, X, y, stops):
+    """What predict gives each chunk [stops[c − 1], stops[c]) before partial_fit learns it."""
+    expected = []
+    for start, stop in zip(stops[:-1], stops[1:]):
+        expected.append(model.predict(X[start:stop]))
+        model.partial_fit(X[start:stop], y[start:stop])
+    return np.concatenate(expected)
+
+
 @pytest.mark.parametrize("loss", ["squared", "logistic"])
 def test_compiled_window_after_other_rows_and_the_caller_arrays_not_kept(loss):
     """A window holding rows that are not the stream's (learned before by another call) goes
@@ -128,11 +137,7 @@ def test_compiled_window_after_other_rows_and_the_caller_arrays_not_kept(loss):
         model.partial_fit(Z, yz, classes=[0, 1])
     stops = np.arange(100, 801, 100)
     got = fused._test_then_train(X, y, stops)
-    expected = []
-    for start, stop in zip(stops[:-1], stops[1:]):
-        expected.append(plain.predict(X[start:stop]))
-        plain.partial_fit(X[start:stop], y[start:stop])
-    np.testing.assert_array_equal(got, np.concatenate(expected))
+    np.testing.assert_array_equal(got, _per_call_predictions(plain, X, y, stops))
     assert np.linalg.norm(fused.rls_.beta - plain.rls_.beta) <= \
         1e-12 * np.linalg.norm(plain.rls_.beta)
     stream = rng.standard_normal((600, 4))
@@ -143,6 +148,29 @@ def test_compiled_window_after_other_rows_and_the_caller_arrays_not_kept(loss):
     for m in (model, kept):
         m.partial_fit(X[:100], y[:100])  # 100 of the window's rows leave: downdated
     np.testing.assert_array_equal(model.rls_.beta, kept.rls_.beta)
+
+
+@pytest.mark.mutant
+def test_compiled_loop_takes_the_first_class_on_ties():
+    """Rows whose ReLU nodes are all off score 0 for every class: the compiled loop predicts
+    the first class, as argmax and the per-call path do (planted: ``score >= top``, the last
+    class on ties)."""
+    rng = np.random.default_rng(4)
+    X0, X = rng.standard_normal((60, 5)), rng.standard_normal((400, 5))
+    fused, plain = (OSELMClassifier(n_hidden=3, activation="relu", alpha=0.1, random_state=0)
+                    for _ in range(2))
+    for model in (fused, plain):
+        model.partial_fit(X0, np.arange(60) % 3, classes=[0, 1, 2])
+    # u with W_ᵀu = −1 (d = 5 > L = 3): c·u switches every node off once c > max b_ + 1
+    u = np.linalg.lstsq(fused.W_.T, -np.ones(3), rcond=None)[0]
+    X[::4] = (np.abs(fused.b_).max() + 2.0) * u
+    assert not np.any(fused._hidden(X[::4]))  # every score of these rows is exactly 0
+    y = rng.integers(0, 3, len(X))
+    stops = np.arange(0, 401, 100)
+    assert fused._compiles(stops)
+    got = fused._test_then_train(X, y, stops)
+    np.testing.assert_array_equal(got, _per_call_predictions(plain, X, y, stops))
+    np.testing.assert_array_equal(got[::4], 0)
 
 
 def test_compiled_loop_hands_back_when_k_is_not_trusted(monkeypatch):
