@@ -642,6 +642,24 @@ def test_dask_inputs_with_few_rows_take_the_dual_form_in_memory():
     _close_search(ours, memory)
 
 
+@pytest.mark.mutant
+def test_dask_inputs_with_rows_in_no_test_fold_equal_in_memory():
+    """Disjoint test folds over 90 of 120 rows, training splits their complement: on Dask
+    the rows in no test fold are summed per chunk as well (planted: fastelm.dask's per-chunk
+    sums without the rows of fold -1, dropping them from every training split)."""
+    da = pytest.importorskip("dask.array")
+    X, y = regression_data(n=120)
+    order = np.random.default_rng(5).permutation(120)
+    splits = [(np.setdiff1d(np.arange(120), order[k * 30:(k + 1) * 30]),
+               np.sort(order[k * 30:(k + 1) * 30])) for k in range(3)]
+    params = dict(n_hidden=40, alphas=ALPHAS, hidden_sizes=[10, 40], cv=splits,
+                  random_state=0)
+    memory = ELMRegressorCV(**params).fit(X, y)
+    ours = ELMRegressorCV(**params).fit(da.from_array(X, chunks=(50, 6)),
+                                        da.from_array(y, chunks=50))
+    _close_search(ours, memory)
+
+
 def test_dask_inputs_need_partition_folds_and_bls_cv_a_shared_layer():
     da = pytest.importorskip("dask.array")
     X, y = regression_data(n=120)

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Run cosmic-ray on the given configurations of mutation/, one after the other (never two at
+# once), each in its own scratch copy /tmp/fastelm-mutation-NAME of the repository's fastelm/,
+# tests/, setup.cfg and mutation/ (cosmic-ray edits the module in place while it runs):
+#
+#     bash mutation/run_cosmic_ray.sh confounds metrics      # mutation/confounds.toml, ...
+#
+# Each copy's report.txt gets the counts and the survivors' diffs; a configuration whose tests
+# fail before any mutant is planted is skipped (its baseline.txt says why).
+set -u -o pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+for name in "$@"; do
+    config="mutation/$name.toml"
+    copy="/tmp/fastelm-mutation-$name"
+    rm -rf "$copy" && mkdir -p "$copy"
+    cp -r "$root/fastelm" "$root/tests" "$root/setup.cfg" "$root/mutation" "$copy/"
+    cd "$copy" || exit 1
+    command=$(python -c "import sys, tomllib; print(tomllib.load(open(sys.argv[1], 'rb'))['cosmic-ray']['test-command'])" "$config")
+    if ! nice -n 10 bash -c "$command" > baseline.txt 2>&1; then
+        echo "$name: the tests fail before mutation (see $copy/baseline.txt)"
+        continue
+    fi
+    cosmic-ray init "$config" session.sqlite
+    cr-filter-operators session.sqlite "$config"
+    python mutation/annotation_filter.py session.sqlite
+    start=$(date +%s)
+    nice -n 10 cosmic-ray exec "$config" session.sqlite
+    {
+        echo "$name: $(( $(date +%s) - start )) s"
+        cr-report session.sqlite --show-pending | tail -3
+        cr-report session.sqlite --show-diff --surviving-only
+    } > report.txt 2>&1
+    head -4 report.txt
+done
