@@ -50,6 +50,22 @@ def test_unseen_site_gets_the_pooled_intercept_and_scale():
         np.testing.assert_allclose(Rt[sites[train] == s].std(axis=0), 1.0, rtol=1e-12)
 
 
+@pytest.mark.mutant
+def test_scale_takes_each_rows_first_nonzero_confound_and_floors_a_zero_scale():
+    """Confounds [site one-hot | age]: a row's group is its site (the first nonzero column),
+    not age, so each training site's residuals have unit sd; an all-zero feature has residual
+    scale 0, floored to 1, giving zeros (planted: the group from the last nonzero column, one
+    pooled scale; the floor removed, 0/0)."""
+    sites, X = _data()
+    age = np.random.default_rng(1).uniform(20.0, 40.0, len(sites))
+    X = np.hstack([X[:, :3], age[:, None], np.zeros((len(sites), 1)), X[:, 3:]])
+    model = ConfoundRegressor(n_confounds=4, scale=True).fit(X)
+    R = model.transform(X)
+    np.testing.assert_allclose(R[:, 0], 0.0, atol=1e-12)
+    for s in range(3):
+        np.testing.assert_allclose(R[sites == s, 1:].std(axis=0), 1.0, rtol=1e-12)
+
+
 def test_in_a_pipeline_and_bad_input():
     sites, X = _data()
     y = (sites + np.arange(len(sites))) % 2

@@ -102,6 +102,20 @@ def test_zero_division():
     assert precision(np.array([0, 1]), np.array([0, 0])) == 0.0
 
 
+@pytest.mark.mutant
+def test_zero_division_is_silent():
+    """TN + FP = 0 gives zero_division without a RuntimeWarning, for one class or a macro
+    average over classes of which one has no negative (planted: ``tn / denominator`` without
+    the floor, 0/0 computed and then discarded by np.where, warning)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert specificity(np.array([1, 1, 1]), np.array([1, 0, 1])) == 0.0
+        assert specificity(np.array([0, 0, 0]), np.array([0, 0, 0]), average="macro",
+                           zero_division=0.5) == 0.5
+
+
 def test_perfect_prediction():
     report = classification_report_dict(Y_TRUE, Y_TRUE)
     assert report == pytest.approx(dict.fromkeys(report, 1.0))
