@@ -19,6 +19,7 @@ from sklearn.svm import SVC
 from fastelm.bls import BLSClassifier
 from fastelm.experiments import bls_fmri as exp
 from fastelm.fmri import make_synthetic_abide, read_roi_file
+from fastelm.metrics import classification_report_dict
 
 
 def _cheap_models():
@@ -110,6 +111,35 @@ def test_evaluate_metrics_follow_pos_label():
     for r, f in zip(recs, flipped):
         for m in exp.METRICS:
             assert r[m] == pytest.approx(f[m])
+
+
+class _Threshold(ClassifierMixin, BaseEstimator):
+    """Predicts 1 where the first column is above ``cut``; fits nothing but the classes."""
+
+    def __init__(self, cut=0.0, random_state=None):
+        self.cut, self.random_state = cut, random_state
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        return (X[:, 0] > self.cut).astype(int)
+
+
+@pytest.mark.mutant
+def test_evaluate_scores_each_fold_against_its_true_labels():
+    """Each record's metrics are classification_report_dict(truth, predictions) of its test
+    fold, with precision ≠ sensitivity so that their order shows (planted: the two arguments
+    swapped, which leaves accuracy and the pos_label symmetry above unchanged)."""
+    X, y = make_classification(60, 5, random_state=2)
+    recs = exp.evaluate(X, y, {"cut": _Threshold(0.3)}, 4, 1, 0, False, warm_up=False)
+    splits = exp.cv_splits(y, None, 4, 1, 0)
+    for r, (_, test, _, _) in zip(recs, splits, strict=True):
+        want = classification_report_dict(y[test], (X[test, 0] > 0.3).astype(int))
+        for m in exp.METRICS:
+            assert r[m] == pytest.approx(want[m]), m
+    assert any(r["precision"] != pytest.approx(r["sensitivity"]) for r in recs)
 
 
 def test_evaluate_folds_strata_and_reseeding():

@@ -89,6 +89,27 @@ def test_preprocess_uses_training_statistics_only():
     assert np.allclose(yte2, (yte - ytr.min()) / (ytr.max() - ytr.min()))
 
 
+@pytest.mark.mutant
+def test_split_keeps_each_row_with_its_target():
+    """The training rows are put in a random stream order: their targets follow them, on a
+    drawn split and on an official one (planted: ``ytr`` returned unpermuted)."""
+    from sklearn.utils import Bunch
+
+    from fastelm.experiments.fos_elm.protocol import split
+
+    X = np.random.default_rng(0).standard_normal((90, 3))
+    cfg = dict(n_train=60, n_test=20)
+    drawn = Bunch(data=X, target=10.0 * X[:, 0])
+    official = Bunch(data=X[:60], target=10.0 * X[:60, 0], data_test=X[60:80],
+                     target_test=10.0 * X[60:80, 0])
+    for name, bunch in (("pima", drawn), ("satimage", official)):
+        Xtr, ytr, Xte, yte = split(name, bunch, cfg, np.random.default_rng(1))
+        assert (len(ytr), len(yte)) == (60, 20)
+        np.testing.assert_array_equal(ytr, 10.0 * Xtr[:, 0])
+        np.testing.assert_array_equal(yte, 10.0 * Xte[:, 0])
+        assert not np.array_equal(Xtr, X[:60])  # shuffled
+
+
 def test_configs_quick_halves_l0_and_rejects_unknown_sets():
     full, quick = exp.configs(False), exp.configs(True)
     assert list(full) == list(exp.DATASETS)
