@@ -764,6 +764,20 @@ def test_loo_equals_grid_search_with_leave_one_out(classify):
                                rtol=1e-9, atol=1e-9)
 
 
+@pytest.mark.mutant
+def test_loo_refit_at_a_dual_width_below_the_widest():
+    """Two widths above n = 40 rows, the narrower chosen: the refit takes its own kernel, not
+    the running one grown to the widest width (planted: ``kernels[p] = K`` without the copy
+    in ``_hat_table``; every other LOO test chooses the widest or a primal width)."""
+    X, y = make_regression(n_samples=40, n_features=4, noise=5.0, random_state=0)
+    y = y / y.std()
+    ours = ELMRegressorCV(n_hidden=200, alphas=[1e-2, 1.0], hidden_sizes=[50, 200], cv="loo",
+                          direct_links=False, random_state=0).fit(X, y)
+    assert (ours.n_hidden_, ours.alpha_) == (50, 1e-2)  # 50 > n: a dual width, not the widest
+    base = ELMRegressor(n_hidden=50, alpha=1e-2, random_state=0).fit(X, y)
+    np.testing.assert_allclose(ours.predict(X), base.predict(X), rtol=1e-9, atol=1e-9)
+
+
 @pytest.mark.parametrize("kind", ["loo", "gcv"])
 @pytest.mark.parametrize("classify", [False, True])
 def test_loo_and_gcv_equal_the_explicit_hat_matrix(kind, classify):
