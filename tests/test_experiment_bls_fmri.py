@@ -468,7 +468,7 @@ def test_real_data_run_folds_are_stratified_on_site_and_diagnosis(tmp_path, monk
     monkeypatch.setattr(reproduce, "run_splits", spy)
     exp.run(out_dir=str(tmp_path / "out"), seed=3, data_dir=str(data), progress=False,
             models={"KNN": KNeighborsClassifier(3)}, features=["connectivity"],
-            settings=dict(n_splits=4, n_permutations=0, subsample=subsample))
+            settings=dict(n_splits=4, n_permutations=0, subsample=subsample, loso_features=()))
     (desc, splits), = [(d, s) for d, s in seen if "CV" in d]
     bunch = load_roi_dataset(data, features="connectivity")
     strata = np.array([f"{s}|{t}" for s, t in zip(bunch.sites, bunch.target)])
