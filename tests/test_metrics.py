@@ -116,6 +116,18 @@ def test_zero_division_is_silent():
                            zero_division=0.5) == 0.5
 
 
+@pytest.mark.mutant
+def test_specificity_of_one_label_and_of_one_negative_sample():
+    """Binary specificity where one label appears (pos_label present or absent: no error) and
+    where TN + FP = 1 (one negative: 1 or 0, not zero_division), against hand counts
+    (planted by cosmic-ray: ``labels.size > 2`` → ``!= 2``, ``labels.size == 2 and ...`` →
+    ``<= 2``, ``denominator > 0`` → ``> 1``, ``np.maximum(denominator, 1)`` → ``2``)."""
+    assert specificity(np.array([1, 1]), np.array([1, 1]), zero_division=0.25) == 0.25
+    assert specificity(np.array([0, 0, 0]), np.array([0, 0, 0])) == 1.0  # TN = 3, FP = 0
+    assert specificity(np.array([0, 1, 1]), np.array([0, 1, 0])) == 1.0  # TN = 1, FP = 0
+    assert specificity(np.array([0, 1, 1]), np.array([1, 1, 0])) == 0.0  # TN = 0, FP = 1
+
+
 def test_perfect_prediction():
     report = classification_report_dict(Y_TRUE, Y_TRUE)
     assert report == pytest.approx(dict.fromkeys(report, 1.0))
