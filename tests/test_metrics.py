@@ -128,6 +128,25 @@ def test_specificity_of_one_label_and_of_one_negative_sample():
     assert specificity(np.array([0, 1, 1]), np.array([1, 1, 0])) == 0.0  # TN = 0, FP = 1
 
 
+@pytest.mark.mutant
+@pytest.mark.parametrize("metric", [precision, sensitivity, specificity, f_measure])
+def test_options_are_keyword_only_and_the_labels_keywords(metric):
+    """y_true and y_pred may be named; pos_label, average and zero_division must be (planted
+    by cosmic-ray: the ``*`` of the signature written ``/``)."""
+    assert metric(y_true=Y_TRUE, y_pred=Y_PRED) == metric(Y_TRUE, Y_PRED, pos_label=1)
+    with pytest.raises(TypeError):
+        metric(Y_TRUE, Y_PRED, 0)
+
+
+@pytest.mark.mutant
+def test_report_default_positive_class_is_1():
+    """classification_report_dict's default pos_label is 1, the patients (planted by
+    cosmic-ray: the default 0)."""
+    assert classification_report_dict(Y_TRUE, Y_PRED) == \
+        classification_report_dict(Y_TRUE, Y_PRED, pos_label=1)
+    assert classification_report_dict(Y_TRUE, Y_PRED)["sensitivity"] == 0.75  # TP / (TP + FN)
+
+
 def test_perfect_prediction():
     report = classification_report_dict(Y_TRUE, Y_TRUE)
     assert report == pytest.approx(dict.fromkeys(report, 1.0))
