@@ -149,15 +149,16 @@ def test_report_default_positive_class_is_1():
 
 @pytest.mark.mutant
 def test_f_measure_zero_division_default_and_any_bad_average_refused():
-    """f_measure of no predicted and no true positive is 0 by default, as sklearn's; an
+    """f_measure and sensitivity without any positive are 0 by default, as sklearn's; an
     average other than 'binary' or 'macro' is refused whatever its place in the alphabet
-    (planted by cosmic-ray: the default 1.0; ``average != 'macro'`` written ``>``, which
+    (planted by cosmic-ray: their default 1.0; ``average != 'macro'`` written ``>``, which
     accepts 'all' as 'macro')."""
     import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # sklearn's own zero-division warning
         assert f_measure(np.array([0, 0]), np.array([0, 0])) == 0.0
+        assert sensitivity(np.array([0, 0]), np.array([0, 0])) == 0.0  # no true positive
     for average in ("all", "weighted", "micro"):
         with pytest.raises(ValueError, match="average"):
             specificity(Y_TRUE, Y_PRED, average=average)
