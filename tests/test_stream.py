@@ -43,6 +43,24 @@ def test_test_then_train_order_scores_and_window():
     assert result.mean_accuracy(300) == 0.5 and result.mean_accuracy(350) == 0.0 and result.rows_per_second > 0
 
 
+@pytest.mark.mutant
+def test_default_chunks_and_window_and_rows_per_second():
+    """Defaults: chunks of 100 rows, accuracy over the last 1000 scored rows; rows_per_second
+    is rows / seconds (inf for no time) (planted by cosmic-ray: chunk_size 99, window 1001,
+    ``/`` → ``*``, ``seconds > 0`` → ``< 0``)."""
+    from fastelm.stream import PrequentialResult
+
+    y = np.array([0] * 1100 + [1] * 200)
+    result = prequential(_Recorder(), np.zeros((1300, 1)), y)
+    np.testing.assert_array_equal(result.rows, np.arange(100, 1301, 100))
+    # scored rows 300-1299: right on 300-1099 (0 after 0s) and 1200-1299, wrong on 1100-1199
+    assert result.accuracy[-1] == 0.9
+    timed = PrequentialResult(result.rows, result.accuracy, result.correct, 2.0)
+    assert timed.rows_per_second == 650.0
+    assert PrequentialResult(result.rows, result.accuracy, result.correct,
+                             0.0).rows_per_second == float("inf")
+
+
 def test_a_last_short_chunk_and_classes_none():
     model = _Recorder()
     result = prequential(model, np.zeros((250, 1)), np.arange(250) % 2, chunk_size=100,
