@@ -47,7 +47,8 @@ def test_test_then_train_order_scores_and_window():
 def test_default_chunks_and_window_and_rows_per_second():
     """Defaults: chunks of 100 rows, accuracy over the last 1000 scored rows; rows_per_second
     is rows / seconds (inf for no time) (planted by cosmic-ray: chunk_size 99, window 1001,
-    ``/`` → ``*``, ``seconds > 0`` → ``< 0``)."""
+    ``/`` → ``*``, ``seconds > 0`` → ``< 0``; the window's start ``np.maximum(0, ...)`` →
+    ``-1``, the cumulative counts' leading 0 → 1)."""
     from fastelm.stream import PrequentialResult
 
     y = np.array([0] * 1100 + [1] * 200)
@@ -55,6 +56,7 @@ def test_default_chunks_and_window_and_rows_per_second():
     np.testing.assert_array_equal(result.rows, np.arange(100, 1301, 100))
     # scored rows 300-1299: right on 300-1099 (0 after 0s) and 1200-1299, wrong on 1100-1199
     assert result.accuracy[-1] == 0.9
+    assert result.accuracy[4] == 1.0  # rows 100-499, fewer than the window: from row 0
     timed = PrequentialResult(result.rows, result.accuracy, result.correct, 2.0)
     assert timed.rows_per_second == 650.0
     assert PrequentialResult(result.rows, result.accuracy, result.correct,
@@ -243,6 +245,17 @@ def test_sparse_input_reaches_the_model_as_sparse():
                                            ("partial_fit", 100), ("predict", 100),
                                            ("partial_fit", 100)]
     assert result.rows.tolist() == [100, 200, 300]
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("shape_X, shape_y", [((5, 1, 1), (5,)), ((5, 1), (5, 1)),
+                                              ((5, 1), ())])
+def test_inputs_of_other_dimensions_raise_one_line_errors(shape_X, shape_y):
+    """X must be 2-D and y 1-D: a 3-D X, a column y and a scalar y are refused with the
+    shapes named (planted by cosmic-ray: ``rows.ndim != 2`` → ``< 2``, ``y.ndim != 1`` →
+    ``< 1`` or ``> 1``, the scalar then failing in len())."""
+    with pytest.raises(ValueError, match="X must be 2-D and y 1-D"):
+        prequential(_Recorder(), np.zeros(shape_X), np.zeros(shape_y))
 
 
 def test_bad_arguments():
