@@ -307,14 +307,15 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
             if link:
                 self._linked_rows = A
         self._scale_penalties(lambda: np.einsum("ij,ij->", A, A), n, A.shape[1])
-        self._totals[self._scale, link] = GramSums(n, AtA, AtT, T.T @ T)
+        TtT = T.T @ T
+        self._totals[self._scale, link] = GramSums(n, AtA, AtT, TtT)
         kernels = self._kernels.setdefault((self._scale, link), {})
         K, done = np.zeros((n, n)) if max(widths) > n else None, 0
         table = np.empty((len(self._alphas), len(widths)))
         for s in np.argsort(widths, kind="stable"):
             p = widths[s]
             if p <= n and kind == "gcv":  # from the sums alone, no row (``fastelm._hat``)
-                table[:, s] = gcv_sums_scores(AtA[:p, :p], AtT[:p], T.T @ T, n, self._alphas)
+                table[:, s] = gcv_sums_scores(AtA[:p, :p], AtT[:p], TtT, n, self._alphas)
                 continue
             if p <= n:
                 spectrum = hat_spectrum(A[:, :p], T, AtA=AtA[:p, :p])
