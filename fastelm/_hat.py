@@ -38,6 +38,7 @@ with p ≥ n) scores NaN and ranks last.
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg import lapack
 
 #: the penalty rule of a plain ELM's ``alpha``: chosen by GCV from its Gram sums
 GCV = "gcv"
@@ -110,12 +111,52 @@ def gcv_scores(lam, g, TtT, n, m, primal, alphas):
 
 
 def gcv_sums_scores(AtA, AtT, TtT, n, alphas):
-    """``gcv_scores`` of the primal form from the Gram sums AᵀA, AᵀT, TᵀT of n rows alone:
-    one eigh of AᵀA, no row."""
-    lam, V = np.linalg.eigh(np.asarray(AtA, dtype=np.float64))
-    C = V.T @ np.asarray(AtT, dtype=np.float64)
-    return gcv_scores(lam, (C * C).sum(axis=1), float(np.trace(TtT)), n, C.shape[1], True,
-                      alphas)
+    """``gcv_scores`` of the primal form from the Gram sums AᵀA, AᵀT, TᵀT of n rows alone
+    (``tridiagonal_gcv``), no row."""
+    return tridiagonal_gcv(AtA, AtT, float(np.trace(TtT)), n, True, alphas)
+
+
+def tridiagonal_gcv(G, R, TtT, n, primal, alphas):
+    """−GCV(α)/m per α from one Householder tridiagonalisation G = Q T̃ Qᵀ of the Gram
+    matrix (LAPACK sytrd: about a third of an eigendecomposition's work), no eigenvector:
+
+        primal (G = AᵀA, R = AᵀT):  ||e(α)||² = tr TᵀT − bᵀz − α||z||²
+        dual   (G = AAᵀ, R = T):    ||e(α)||² = α² ||z||²
+        z = (T̃ + αI)⁻¹ b,  b = Qᵀ R,  n − tr H_α = n − r + Σ_j α / (λ_j + α)
+
+    with λ the eigenvalues of T̃ (sterf) and one O(r·m) tridiagonal solve per α (ptsv, or
+    gtsv's pivoted LU where round-off leaves T̃ + αI indefinite). ``TtT`` = tr TᵀT; equals
+    ``gcv_scores`` of the eigendecomposition to round-off."""
+    G = np.asarray(G, dtype=np.float64)
+    b = np.array(R, dtype=np.float64, copy=True)
+    r, m = b.shape
+    a, d, e, tau, _ = lapack.dsytrd(G, lower=1,
+                                    lwork=max(1, int(lapack.dsytrd_lwork(r, lower=1)[0])))
+    if r > 1:  # Q = H(1)…H(r−1), H(i) acting on rows i+1…r: a QR's reflectors below a's diagonal
+        b[1:], _, _ = lapack.dormqr("L", "T", a[1:, :-1], tau, b[1:], lwork=64 * max(m, r))
+    lam = np.maximum(lapack.dsterf(d, e)[0] if r > 1 else d, 0.0)
+    scores = np.full(len(alphas), np.nan)
+    for k, alpha in enumerate(np.asarray(alphas, dtype=np.float64)):
+        z = _tridiagonal_solve(d + alpha, e, b)
+        if z is None:
+            continue
+        zz = float(np.einsum("ij,ij->", z, z))
+        rss = TtT - float(np.einsum("ij,ij->", b, z)) - alpha * zz if primal else alpha ** 2 * zz
+        dof = n - r + float((alpha / (lam + alpha)).sum())  # n − tr H_α, no cancellation
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scores[k] = -n * max(rss, 0.0) / dof ** 2 / m
+    return np.where(np.isfinite(scores), scores, np.nan)
+
+
+def _tridiagonal_solve(d, e, b):
+    """(T̃)⁻¹b for the symmetric tridiagonal T̃ of diagonal d, off-diagonal e: ptsv (LDLᵀ),
+    gtsv's pivoted LU when T̃ is not positive definite; None when singular."""
+    if len(d) == 1:
+        return b / d[0] if d[0] != 0 else None
+    z, info = lapack.dptsv(d, e, b)[2:]
+    if info != 0:
+        z, info = lapack.dgtsv(e, d, e, b)[3:]
+    return z if info == 0 else None
 
 
 def gcv_sums_penalty(sums, alphas=None):
@@ -128,16 +169,13 @@ def gcv_sums_penalty(sums, alphas=None):
 
 
 def gcv_dual_penalty(A, T, alphas=None):
-    """As ``gcv_sums_penalty`` for fewer rows than inputs (the dual form): one eigh of AAᵀ."""
+    """As ``gcv_sums_penalty`` for fewer rows than inputs (the dual form), from AAᵀ."""
     A, T = np.asarray(A, dtype=np.float64), np.asarray(T, dtype=np.float64)
     K = A @ A.T
-    lam, U = np.linalg.eigh(K)
     if alphas is None:
         alphas = scaled_grid(np.trace(K), *A.shape)
-    C = U.T @ T
-    scores = gcv_scores(lam, (C * C).sum(axis=1), float(np.einsum("ij,ij->", T, T)),
-                        A.shape[0], T.shape[1], False, alphas)
-    return _best(alphas, scores)
+    return _best(alphas, tridiagonal_gcv(K, T, float(np.einsum("ij,ij->", T, T)), A.shape[0],
+                                         False, alphas))
 
 
 def _best(alphas, scores):

@@ -8,7 +8,7 @@ from sklearn.datasets import make_classification, make_regression
 from fastelm import ELMClassifier, ELMRegressor
 from fastelm._gram import gram_sums
 from fastelm._hat import (gcv_dual_penalty, gcv_scores, gcv_sums_penalty, gcv_sums_scores,
-                          scaled_grid)
+                          scaled_grid, tridiagonal_gcv)
 from fastelm._hidden import HiddenMap, random_weights
 
 
@@ -33,6 +33,35 @@ def test_gcv_scores_equal_the_explicit_hat_matrix_in_both_forms(n, p):
     C = U.T @ T
     got = gcv_scores(lam, (C * C).sum(axis=1), np.sum(T * T), n, 3, False, alphas)
     np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize("n, p", [(200, 30), (40, 90), (1, 1), (5, 1)])
+def test_tridiagonal_gcv_equals_the_explicit_hat_matrix_in_both_forms(n, p):
+    rng = np.random.default_rng(7 * n + p)
+    A = rng.normal(size=(n, p)) @ np.diag(np.geomspace(1, 1e-3, p))
+    T = rng.normal(size=(n, 2))
+    alphas = [1e-5, 1e-2, 1.0, 100.0]
+    expected = [_explicit_gcv(A, T, a) for a in alphas]
+    if p < n:  # (at p = n the fit interpolates: ||e||² from the sums cancels to ~eps·tr TᵀT)
+        got = tridiagonal_gcv(A.T @ A, A.T @ T, np.sum(T * T), n, True, alphas)
+        np.testing.assert_allclose(got, expected, rtol=1e-8)
+    got = tridiagonal_gcv(A @ A.T, T, np.sum(T * T), n, False, alphas)
+    np.testing.assert_allclose(got, expected, rtol=1e-8)
+
+
+def test_tridiagonal_gcv_solves_an_indefinite_shifted_matrix_by_pivoting():
+    # G + αI indefinite (a round-off-negative eigenvalue larger than α): the Cholesky-like
+    # tridiagonal solve fails and the pivoted LU must give (G + αI)⁻¹b all the same
+    rng = np.random.default_rng(3)
+    V = np.linalg.qr(rng.normal(size=(6, 6)))[0]
+    lam = np.array([-1e-3, 0.5, 1.0, 2.0, 3.0, 4.0])
+    G, R, alpha = V @ np.diag(lam) @ V.T, rng.normal(size=(6, 2)), 1e-4
+    z = np.linalg.solve(G + alpha * np.eye(6), R)
+    rss = 50.0 - np.sum(R * z) - alpha * np.sum(z * z)
+    trace = np.sum(np.maximum(lam, 0) / (np.maximum(lam, 0) + alpha))
+    expected = -20 * rss / (20 - trace) ** 2 / 2
+    got = tridiagonal_gcv(G, R, 50.0, 20, True, [alpha])
+    np.testing.assert_allclose(got, [expected], rtol=1e-8)
 
 
 def test_gcv_penalty_is_the_best_of_the_scaled_grid_and_agrees_across_forms():
