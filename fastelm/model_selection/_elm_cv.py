@@ -33,7 +33,8 @@ from numpy.typing import ArrayLike
 from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
 
 from .._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs
-from .._gram import BLOCK_BYTES, GramSums, _column_block, dual_readout, kernel_prefixes
+from .._gram import (BLOCK_BYTES, GramSums, _column_block, dual_readout, gram_sums,
+                      kernel_prefixes)
 from .._hidden import (DirectLinksMap, HiddenMap, check_activation, check_dtype, check_generator,
                        check_weight_scale, random_weights, scale_weights)
 from .._rows import is_dask_input
@@ -290,23 +291,30 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
     def _hat_table(self, X, T, link, kind):
         """cv='loo' or 'gcv' (``fastelm._hat``): scores (penalties × sizes) of one link setting from
         A of all rows at the widest width, one eigendecomposition per width: of AᵀA[:p, :p]
-        (p ≤ n) or of the kernel K_p = A[:, :p]A[:, :p]ᵀ (p > n), grown by column blocks.
+        (p ≤ n) or of the kernel K_p = A[:, :p]A[:, :p]ᵀ (p > n), grown by column blocks;
+        GCV of widths ≤ n from the sums alone (``gram_sums`` by row blocks: A never whole).
         Fills the refit's total sums (widths ≤ n) and kernels (widths > n)."""
         n, d = len(T), self.n_features_in_
         widths = [self._width(k, d, link) for k in self._sizes]
         top = max([p for p in widths if p <= n], default=0)
+        # GCV of primal widths needs only the sums: made by row blocks, A never whole
+        rows_needed = kind != "gcv" or max(widths) > n or self._dtype != np.float64
         linked = self._totals.get((self._scale, True))
         if not link and linked is not None and linked.AtA.shape[0] >= top + d:
             # the link pass ran first: A = [X | H], so H and HᵀH are its trailing blocks
-            A, AtA = self._linked_rows[:, d:], linked.AtA[d:top + d, d:top + d]
-            AtT = linked.AtT[d:top + d]
-        else:
+            AtA, AtT = linked.AtA[d:top + d, d:top + d], linked.AtT[d:top + d]
+            A = self._linked_rows[:, d:] if rows_needed else None
+        elif rows_needed:
             A = self._prefix_map(max(self._sizes), d, link).transform(X).astype(np.float64,
                                                                                   copy=False)
             AtA, AtT = A[:, :top].T @ A[:, :top], A[:, :top].T @ T
             if link:
                 self._linked_rows = A
-        self._scale_penalties(lambda: np.einsum("ij,ij->", A, A), n, A.shape[1])
+        else:
+            A, sums = None, gram_sums(X, T, self._prefix_map(max(self._sizes), d, link))
+            AtA, AtT = sums.AtA, sums.AtT
+        self._scale_penalties(lambda: np.trace(AtA) if A is None else np.einsum("ij,ij->", A, A),
+                              n, max(widths))
         TtT = T.T @ T
         self._totals[self._scale, link] = GramSums(n, AtA, AtT, TtT)
         kernels = self._kernels.setdefault((self._scale, link), {})
