@@ -221,6 +221,20 @@ def test_bls_cv_shared_layer_refit_keeps_the_chosen_links_and_grows(link):
     assert not hasattr(ours, "_shared")
 
 
+def test_bls_cv_refit_without_the_searched_links_drops_their_sums():
+    """Links searched, no links chosen (a constant scorer ties every point: the first,
+    direct_links=False, wins): the refit from the search's sums drops the X' block and
+    predicts like the BLS fitted at that point."""
+    X, y = regression_data(n=150, d=5)
+    params = dict(n_windows=2, nodes_per_window=3, n_enhancement=40, random_state=0)
+    ours = BLSRegressorCV(regs=[1e-2, 1.0], direct_links=(False, True), cv=3,
+                          shared_layer=True, scoring=lambda est, X, y: 0.0, **params).fit(X, y)
+    assert ours.direct_links_ is False
+    base = BLSRegressor(reg=ours.reg_, direct_links=False, **params).fit(X, y)
+    assert ours.beta_.shape == base.beta_.shape
+    np.testing.assert_allclose(ours.predict(X), base.predict(X), rtol=1e-9, atol=1e-10)
+
+
 def test_singular_prefixes_take_the_estimators_eigen_fallback():
     """Linear nodes on 3 inputs: H has rank 4, so at alpha = 1e-12 the 20-node systems are
     numerically singular and are solved like ``_ridge.spd_solve`` (warned eigen pseudo-solve);

@@ -48,6 +48,13 @@ def _row_sums(A, T):
     return GramSums(A.shape[0], A.T @ A, A.T @ T, T.T @ T)
 
 
+def _trailing(sums, cut):
+    """The sums of the readout inputs without their first ``cut`` columns (a trailing block)."""
+    if not cut:
+        return sums
+    return GramSums(sums.n, sums.AtA[cut:, cut:], sums.AtT[cut:], sums.TtT)
+
+
 def _broad_sums(layer, Z, T):
     """GramSums (float64) of a fitted BLS layer's readout inputs I = [Z | E] over rows Z."""
     p = layer._n_nodes()
@@ -233,7 +240,7 @@ class _BLSCV(_SearchCV, _BLS):
         n, width = I.shape
         with serial_if_small(self._shared["work"]):
             if width <= n:
-                sums = _row_sums(I, T)
+                sums = self._shared_total(T, link)
                 self._scale_penalties(lambda: np.trace(sums.AtA), n, width)
                 if kind == "gcv":  # from the sums alone (``fastelm._hat``)
                     return gcv_sums_scores(sums.AtA, sums.AtT, sums.TtT, n, self._alphas)[:, None]
@@ -249,6 +256,13 @@ class _BLSCV(_SearchCV, _BLS):
         if "I" not in self._shared:
             self._shared["I"] = _broad_rows(self, self.feature_nodes_)
         return self._shared["I"]
+
+    def _shared_total(self, T, link):
+        """GramSums (float64) of the shared layer's I of all rows, without the X' columns when
+        ``link`` is False: the widest made once, the narrower its trailing block."""
+        if "total" not in self._shared:
+            self._shared["total"] = _row_sums(self._shared_rows(), T)
+        return _trailing(self._shared["total"], 0 if link else self._links())
 
     def _shared_kernel(self, link):
         """IIᵀ (n×n, float64) of the shared layer with or without the direct links' X'X'ᵀ."""
@@ -271,12 +285,7 @@ class _BLSCV(_SearchCV, _BLS):
             self._shared["sums"] = fold_sums(None, T, folds, self._broad_map(), self._dask)
         total, sums = self._shared["sums"]
         cut = 0 if link else self._links()
-        if not cut:
-            return total, sums
-
-        def narrow(s):
-            return GramSums(s.n, s.AtA[cut:, cut:], s.AtT[cut:], s.TtT)
-        return narrow(total), [(narrow(tr), narrow(te)) for tr, te in sums]
+        return _trailing(total, cut), [(_trailing(tr, cut), _trailing(te, cut)) for tr, te in sums]
 
     def _shared_folds(self, T, folds, link, predictions):
         """Each split's fold from the shared layer's rows of I (module and class docstrings)."""
@@ -288,7 +297,7 @@ class _BLSCV(_SearchCV, _BLS):
             I = I[:, self._links():]
         width, work = I.shape[1], self._shared["work"]
         if any(len(tr) >= width for tr, _ in folds):
-            total = _row_sums(I, T)
+            total = self._shared_total(T, link)
         # the default penalties, from all rows' I (the widest link setting comes first)
         self._scale_penalties(lambda: np.einsum("ij,ij->", I, I, dtype=np.float64), len(T),
                               width)
@@ -327,13 +336,19 @@ class _BLSCV(_SearchCV, _BLS):
                                                              self.reg_), total.AtT)
             with serial_if_small(float(total.AtA.shape[0]) ** 3 / 3):
                 return self._solve()
+        # the search's sums of all rows (float64 layers): the primal refit needs no pass
+        total = self._shared_total(None, link) if "total" in self._shared else None
         if not link and self._links():
             self.feature_nodes_ = np.ascontiguousarray(self.feature_nodes_[:, self._links():])
         self.direct_links_ = link
         form = self._preferred_form()
-        kernel = self._shared_kernel(link) if form == "dual" else None
         with serial_if_small(self._shared["work"]):
-            self.gram_ = self._build_gram(form, kernel)
+            if form == "primal" and total is not None and self.feature_nodes_.dtype == np.float64:
+                self.gram_ = BroadGram("primal", add_to_diagonal(np.array(total.AtA, order="F"),
+                                                                 self.reg_), total.AtT.copy())
+            else:
+                kernel = self._shared_kernel(link) if form == "dual" else None
+                self.gram_ = self._build_gram(form, kernel)
             return self._solve()
 
     def _folds_data(self, X, y, T, folds, link, predictions):
