@@ -37,6 +37,8 @@ with p ≥ n) scores NaN and ranks last.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy.linalg import lapack
 
@@ -118,45 +120,115 @@ def gcv_sums_scores(AtA, AtT, TtT, n, alphas):
 
 def tridiagonal_gcv(G, R, TtT, n, primal, alphas):
     """−GCV(α)/m per α from one Householder tridiagonalisation G = Q T̃ Qᵀ of the Gram
-    matrix (LAPACK sytrd: about a third of an eigendecomposition's work), no eigenvector:
+    matrix (``Tridiagonal``: about a third of an eigendecomposition's work), no eigenvector:
 
         primal (G = AᵀA, R = AᵀT):  ||e(α)||² = tr TᵀT − bᵀz − α||z||²
         dual   (G = AAᵀ, R = T):    ||e(α)||² = α² ||z||²
         z = (T̃ + αI)⁻¹ b,  b = Qᵀ R,  n − tr H_α = n − r + Σ_j α / (λ_j + α)
 
-    with λ the eigenvalues of T̃ (sterf) and one O(r·m) tridiagonal solve per α (ptsv, or
-    gtsv's pivoted LU where round-off leaves T̃ + αI indefinite). ``TtT`` = tr TᵀT; equals
-    ``gcv_scores`` of the eigendecomposition to round-off."""
-    G = np.asarray(G, dtype=np.float64)
-    b = np.array(R, dtype=np.float64, copy=True)
+    with λ the eigenvalues of T̃ and one O(r·m) tridiagonal solve per α. ``TtT`` = tr TᵀT;
+    equals ``gcv_scores`` of the eigendecomposition to round-off."""
+    tri = Tridiagonal.of(G)
+    return _tridiagonal_scores(tri, tri.rotate(R), TtT, n, primal, alphas)
+
+
+def bordered_gcv_sums_scores(AtA, AtT, TtT, n, alphas, d):
+    """(scores with the first d inputs, scores without them): ``gcv_sums_scores`` of the sums
+    of A = [X | H] (d columns of X, direct links) and of H alone, from one tridiagonalisation
+    HᵀH = Q T̃ Qᵀ. With C = XᵀX, F = QᵀHᵀX, b = QᵀHᵀT and per α z = (T̃ + αI)⁻¹b,
+    Y = (T̃ + αI)⁻¹F, the Schur complement S = C + αI − FᵀY (d×d) gives the bordered solve
+
+        β_X = S⁻¹(XᵀT − Fᵀz),  β_H' = z − Y β_X      (β_H = Q β_H')
+        tr (AᵀA + αI)⁻¹ = tr S⁻¹ + Σ_j 1/(λ_j + α) + tr(S⁻¹ YᵀY)
+
+    and ||e||² = tr TᵀT − βᵀAᵀT − α||β||², n − tr H_α = n − p + α tr (AᵀA + αI)⁻¹: O(p·(d +
+    m) + d³) per α besides the one tridiagonalisation."""
+    AtA, AtT = np.asarray(AtA, dtype=np.float64), np.asarray(AtT, dtype=np.float64)
+    TtT, m, p = float(np.trace(TtT)), AtT.shape[1], AtA.shape[0]
+    tri = Tridiagonal.of(AtA[d:, d:])
+    rotated = tri.rotate(np.hstack([AtT[d:], AtA[d:, :d]]))  # [b | F]
+    b, F, C, Rx = rotated[:, :m], rotated[:, m:], AtA[:d, :d], AtT[:d]
+    linked = np.full(len(alphas), np.nan)
+    for k, alpha in enumerate(np.asarray(alphas, dtype=np.float64)):
+        zY = tri.solve(alpha, rotated)
+        if zY is None:
+            continue
+        z, Y = zY[:, :m], zY[:, m:]
+        try:
+            S_inv = np.linalg.inv(C + alpha * np.eye(d) - F.T @ Y)
+        except np.linalg.LinAlgError:
+            continue
+        beta_x = S_inv @ (Rx - F.T @ z)
+        beta_h = z - Y @ beta_x
+        rss = TtT - np.sum(beta_x * Rx) - np.sum(beta_h * b) \
+            - alpha * (np.sum(beta_x * beta_x) + np.sum(beta_h * beta_h))
+        inverse_trace = (np.trace(S_inv) + np.sum(1.0 / (tri.eigenvalues + alpha))
+                         + np.sum(S_inv * (Y.T @ Y)))
+        linked[k] = _gcv(rss, n - p + alpha * inverse_trace, n, m)
+    return (np.where(np.isfinite(linked), linked, np.nan),
+            _tridiagonal_scores(tri, b, TtT, n, True, alphas))
+
+
+def _tridiagonal_scores(tri, b, TtT, n, primal, alphas):
     r, m = b.shape
-    a, d, e, tau, _ = lapack.dsytrd(G, lower=1,
-                                    lwork=max(1, int(lapack.dsytrd_lwork(r, lower=1)[0])))
-    if r > 1:  # Q = H(1)…H(r−1), H(i) acting on rows i+1…r: a QR's reflectors below a's diagonal
-        b[1:], _, _ = lapack.dormqr("L", "T", a[1:, :-1], tau, b[1:], lwork=64 * max(m, r))
-    lam = np.maximum(lapack.dsterf(d, e)[0] if r > 1 else d, 0.0)
     scores = np.full(len(alphas), np.nan)
     for k, alpha in enumerate(np.asarray(alphas, dtype=np.float64)):
-        z = _tridiagonal_solve(d + alpha, e, b)
+        z = tri.solve(alpha, b)
         if z is None:
             continue
         zz = float(np.einsum("ij,ij->", z, z))
         rss = TtT - float(np.einsum("ij,ij->", b, z)) - alpha * zz if primal else alpha ** 2 * zz
-        dof = n - r + float((alpha / (lam + alpha)).sum())  # n − tr H_α, no cancellation
-        with np.errstate(divide="ignore", invalid="ignore"):
-            scores[k] = -n * max(rss, 0.0) / dof ** 2 / m
+        dof = n - r + float((alpha / (tri.eigenvalues + alpha)).sum())  # no cancellation
+        scores[k] = _gcv(rss, dof, n, m)
     return np.where(np.isfinite(scores), scores, np.nan)
 
 
-def _tridiagonal_solve(d, e, b):
-    """(T̃)⁻¹b for the symmetric tridiagonal T̃ of diagonal d, off-diagonal e: ptsv (LDLᵀ),
-    gtsv's pivoted LU when T̃ is not positive definite; None when singular."""
-    if len(d) == 1:
-        return b / d[0] if d[0] != 0 else None
-    z, info = lapack.dptsv(d, e, b)[2:]
-    if info != 0:
-        z, info = lapack.dgtsv(e, d, e, b)[3:]
-    return z if info == 0 else None
+def _gcv(rss, dof, n, m):
+    """−GCV/m = −n ||e||² / (n − tr H)² / m (``dof`` = n − tr H)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return -n * max(float(rss), 0.0) / float(dof) ** 2 / m
+
+
+@dataclass(frozen=True, eq=False)
+class Tridiagonal:
+    """G = Q T̃ Qᵀ for a symmetric G (r×r): Householder tridiagonalisation (LAPACK sytrd,
+    lower), T̃'s diagonal and off-diagonal, its eigenvalues (sterf, no vectors; clipped at
+    0) and Q as sytrd's reflectors: Q = H(1)…H(r−1), H(i) acting on rows i+1…r, which are
+    a QR factorisation's reflectors below the diagonal of ``reflectors``[1:, :-1]."""
+
+    diagonal: np.ndarray
+    off_diagonal: np.ndarray
+    eigenvalues: np.ndarray
+    reflectors: np.ndarray
+    tau: np.ndarray
+
+    @classmethod
+    def of(cls, G):
+        G = np.asarray(G, dtype=np.float64)
+        lwork = max(1, int(lapack.dsytrd_lwork(G.shape[0], lower=1)[0]))
+        a, d, e, tau, _ = lapack.dsytrd(G, lower=1, lwork=lwork)
+        lam = lapack.dsterf(d, e)[0] if len(d) > 1 else d
+        return cls(d, e, np.maximum(lam, 0.0), a, tau)
+
+    def rotate(self, R):
+        """QᵀR (r×m)."""
+        out = np.array(R, dtype=np.float64, copy=True)
+        r, m = out.shape
+        if r > 1:
+            out[1:] = lapack.dormqr("L", "T", self.reflectors[1:, :-1], self.tau, out[1:],
+                                    lwork=64 * max(m, r))[0]
+        return out
+
+    def solve(self, alpha, B):
+        """(T̃ + αI)⁻¹B: ptsv (LDLᵀ), gtsv's pivoted LU where round-off leaves T̃ + αI
+        indefinite; None when singular."""
+        d = self.diagonal + alpha
+        if len(d) == 1:
+            return B / d[0] if d[0] != 0 else None
+        z, info = lapack.dptsv(d, self.off_diagonal, B)[2:]
+        if info != 0:
+            z, info = lapack.dgtsv(self.off_diagonal, d, self.off_diagonal, B)[3:]
+        return z if info == 0 else None
 
 
 def gcv_sums_penalty(sums, alphas=None):

@@ -7,8 +7,8 @@ from sklearn.datasets import make_classification, make_regression
 
 from fastelm import ELMClassifier, ELMRegressor
 from fastelm._gram import gram_sums
-from fastelm._hat import (gcv_dual_penalty, gcv_scores, gcv_sums_penalty, gcv_sums_scores,
-                          scaled_grid, tridiagonal_gcv)
+from fastelm._hat import (bordered_gcv_sums_scores, gcv_dual_penalty, gcv_scores,
+                          gcv_sums_penalty, gcv_sums_scores, scaled_grid, tridiagonal_gcv)
 from fastelm._hidden import HiddenMap, random_weights
 
 
@@ -47,6 +47,28 @@ def test_tridiagonal_gcv_equals_the_explicit_hat_matrix_in_both_forms(n, p):
         np.testing.assert_allclose(got, expected, rtol=1e-8)
     got = tridiagonal_gcv(A @ A.T, T, np.sum(T * T), n, False, alphas)
     np.testing.assert_allclose(got, expected, rtol=1e-8)
+
+
+@pytest.mark.parametrize("d", [1, 4, 12])
+def test_bordered_gcv_equals_the_explicit_hat_matrix_with_and_without_links(d):
+    """GCV of A = [X | H] and of H alone from one tridiagonalisation of HᵀH (the Schur
+    complement of the d link columns) against the explicit hat matrices."""
+    rng = np.random.default_rng(d)
+    X = rng.normal(size=(150, d))
+    H = np.tanh(X @ rng.normal(size=(d, 40)) + rng.uniform(-1, 1, 40))  # correlated with X
+    H[:, -1] = H[:, 0] + 1e-6 * rng.normal(size=150)  # a near-collinear pair
+    A, T = np.hstack([X, H]), rng.normal(size=(150, 3))
+    alphas = [1e-7, 1e-3, 0.1, 10.0]
+    linked, unlinked = bordered_gcv_sums_scores(A.T @ A, A.T @ T, T.T @ T, 150, alphas, d)
+    # the definition: at α = 1e-7, far below the collinear pair's eigenvalue gap, any score
+    # from the sums (AᵀA squares the condition number) agrees with it to 1e-6 (as above)
+    for got, B in ((linked, A), (unlinked, H)):
+        expected = [_explicit_gcv(B, T, a) for a in alphas]
+        np.testing.assert_allclose(got[:1], expected[:1], rtol=1e-6)
+        np.testing.assert_allclose(got[1:], expected[1:], rtol=1e-8)
+        # and the scores of each Gram matrix's own tridiagonalisation there
+        own = gcv_sums_scores(B.T @ B, B.T @ T, T.T @ T, 150, alphas[1:])
+        np.testing.assert_allclose(got[1:], own, rtol=1e-10)
 
 
 def test_tridiagonal_gcv_solves_an_indefinite_shifted_matrix_by_pivoting():

@@ -42,7 +42,8 @@ from .._validation import (WEIGHT_SCALE, DType, Interval, RandomState, available
                            check_memory, check_parameter, check_positive_int)
 from ..elm import ELMClassifier, ELMRegressor
 from ._fold_sums import _FoldData, dual_grid, dual_ridge, fold_sums, prefix_ridge
-from .._hat import HAT_CV, gcv_sums_scores, hat_scores, hat_spectrum
+from .._hat import (HAT_CV, bordered_gcv_sums_scores, gcv_sums_scores, hat_scores,
+                     hat_spectrum)
 from ._search import (GRID, SEARCH_CONSTRAINTS, _check_scorer, _SearchCV, _splits,
                       check_bool_grid, check_cv_string, check_grid, default_hat_kind)
 
@@ -225,6 +226,7 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
                      "_alphas", "_totals", "_kernels", "_dask"):
             del self.__dict__[name]
         self.__dict__.pop("_linked_rows", None)
+        self.__dict__.pop("_unlinked_gcv", None)
         return self
 
     def _use_scale(self, index):
@@ -300,19 +302,23 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         # GCV of primal widths needs only the sums: made by row blocks, A never whole
         rows_needed = kind != "gcv" or max(widths) > n or self._dtype != np.float64
         linked = self._totals.get((self._scale, True))
+        # GCV scores without links, made by the link pass from the tridiagonalisations of HᵀH
+        unlinked = self.__dict__.setdefault("_unlinked_gcv", {})
         if not link and linked is not None and linked.AtA.shape[0] >= top + d:
             # the link pass ran first: A = [X | H], so H and HᵀH are its trailing blocks
             AtA, AtT = linked.AtA[d:top + d, d:top + d], linked.AtT[d:top + d]
             A = self._linked_rows[:, d:] if rows_needed else None
-        elif rows_needed:
-            A = self._prefix_map(max(self._sizes), d, link).transform(X).astype(np.float64,
-                                                                                  copy=False)
-            AtA, AtT = A[:, :top].T @ A[:, :top], A[:, :top].T @ T
-            if link:
-                self._linked_rows = A
         else:
-            A, sums = None, gram_sums(X, T, self._prefix_map(max(self._sizes), d, link))
-            AtA, AtT = sums.AtA, sums.AtT
+            unlinked.clear()
+            if rows_needed:
+                A = self._prefix_map(max(self._sizes), d, link).transform(X).astype(
+                    np.float64, copy=False)
+                AtA, AtT = A[:, :top].T @ A[:, :top], A[:, :top].T @ T
+                if link:
+                    self._linked_rows = A
+            else:
+                A, sums = None, gram_sums(X, T, self._prefix_map(max(self._sizes), d, link))
+                AtA, AtT = sums.AtA, sums.AtT
         self._scale_penalties(lambda: np.trace(AtA) if A is None else np.einsum("ij,ij->", A, A),
                               n, max(widths))
         TtT = T.T @ T
@@ -323,7 +329,14 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         for s in np.argsort(widths, kind="stable"):
             p = widths[s]
             if p <= n and kind == "gcv":  # from the sums alone, no row (``fastelm._hat``)
-                table[:, s] = gcv_sums_scores(AtA[:p, :p], AtT[:p], TtT, n, self._alphas)
+                k = self._sizes[s]
+                if link:  # with and without links from one tridiagonalisation
+                    table[:, s], unlinked[k] = bordered_gcv_sums_scores(
+                        AtA[:p, :p], AtT[:p], TtT, n, self._alphas, d)
+                elif k in unlinked:
+                    table[:, s] = unlinked.pop(k)
+                else:
+                    table[:, s] = gcv_sums_scores(AtA[:p, :p], AtT[:p], TtT, n, self._alphas)
                 continue
             if p <= n:
                 spectrum = hat_spectrum(A[:, :p], T, AtA=AtA[:p, :p])
