@@ -24,7 +24,8 @@ from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
 
 from .._base import ClassifierOutputs, RegressorOutputs
 from .._gram import GramSums
-from .._hat import HAT_CV, gcv_sums_scores, hat_scores, hat_spectrum
+from .._hat import (HAT_CV, bordered_gcv_sums_scores, gcv_sums_scores, hat_scores,
+                     hat_spectrum)
 from .._ridge import add_to_diagonal
 from .._rows import is_dask_input
 from .._validation import DType, RandomState, fixed_parameters
@@ -243,13 +244,26 @@ class _BLSCV(_SearchCV, _BLS):
                 sums = self._shared_total(T, link)
                 self._scale_penalties(lambda: np.trace(sums.AtA), n, width)
                 if kind == "gcv":  # from the sums alone (``fastelm._hat``)
-                    return gcv_sums_scores(sums.AtA, sums.AtT, sums.TtT, n, self._alphas)[:, None]
+                    return self._gcv_table(sums, link)
                 spectrum = hat_spectrum(I, T, AtA=sums.AtA)
             else:
                 K = self._shared_kernel(link)
                 self._scale_penalties(lambda: np.trace(K), n, width)
                 spectrum = hat_spectrum(I, T, kernel=K)
             return hat_scores(spectrum, T, self._alphas, kind)[:, None]
+
+    def _gcv_table(self, sums, link):
+        """GCV scores (penalties × 1) from the sums; the link pass (first) also makes those
+        without the X' columns from the same tridiagonalisation (``bordered_gcv_sums_scores``)
+        for the pass without links."""
+        n, d = sums.n, self._links()
+        if not link and "unlinked_gcv" in self._shared:
+            return self._shared.pop("unlinked_gcv")[:, None]
+        if not (link and d):
+            return gcv_sums_scores(sums.AtA, sums.AtT, sums.TtT, n, self._alphas)[:, None]
+        linked, self._shared["unlinked_gcv"] = bordered_gcv_sums_scores(
+            sums.AtA, sums.AtT, sums.TtT, n, self._alphas, d)
+        return linked[:, None]
 
     def _shared_rows(self):
         """I of every row, made once from the shared layer (columns [X' | Z | E])."""
