@@ -6,6 +6,7 @@ import pytest
 from sklearn.datasets import make_classification, make_regression
 
 from fastelm import ELMClassifier, ELMRegressor
+from fastelm import _hat as hat
 from fastelm._gram import gram_sums
 from fastelm._hat import (bordered_gcv_sums_scores, gcv_dual_penalty, gcv_scores,
                           gcv_sums_penalty, gcv_sums_scores, scaled_grid, tridiagonal_gcv)
@@ -49,10 +50,15 @@ def test_tridiagonal_gcv_equals_the_explicit_hat_matrix_in_both_forms(n, p):
     np.testing.assert_allclose(got, expected, rtol=1e-8)
 
 
+@pytest.mark.parametrize("bordered", [True, False])  # as H is wide, or narrow, for its d
 @pytest.mark.parametrize("d", [1, 4, 12])
-def test_bordered_gcv_equals_the_explicit_hat_matrix_with_and_without_links(d):
+def test_bordered_gcv_equals_the_explicit_hat_matrix_with_and_without_links(d, bordered,
+                                                                            monkeypatch):
     """GCV of A = [X | H] and of H alone from one tridiagonalisation of HᵀH (the Schur
     complement of the d link columns) against the explicit hat matrices."""
+    if bordered:  # 40 columns of H: bordered only below the default thresholds
+        monkeypatch.setattr(hat, "BORDER_MIN_WIDTH", 0)
+        monkeypatch.setattr(hat, "BORDER_MIN_RATIO", 0)
     rng = np.random.default_rng(d)
     X = rng.normal(size=(150, d))
     H = np.tanh(X @ rng.normal(size=(d, 40)) + rng.uniform(-1, 1, 40))  # correlated with X
