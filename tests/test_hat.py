@@ -8,8 +8,9 @@ from sklearn.datasets import make_classification, make_regression
 from fastelm import ELMClassifier, ELMRegressor
 from fastelm import _hat as hat
 from fastelm._gram import gram_sums
-from fastelm._hat import (bordered_gcv_sums_scores, gcv_dual_penalty, gcv_scores,
-                          gcv_sums_penalty, gcv_sums_scores, scaled_grid, tridiagonal_gcv)
+from fastelm._hat import (bordered_gcv_sums_scores, bordered_hat_scores, gcv_dual_penalty,
+                          gcv_scores, gcv_sums_penalty, gcv_sums_scores, hat_spectrum,
+                          scaled_grid, tridiagonal_gcv)
 from fastelm._hidden import HiddenMap, random_weights
 
 
@@ -75,6 +76,30 @@ def test_bordered_gcv_equals_the_explicit_hat_matrix_with_and_without_links(d, b
         # and the scores of each Gram matrix's own tridiagonalisation there
         own = gcv_sums_scores(B.T @ B, B.T @ T, T.T @ T, 150, alphas[1:])
         np.testing.assert_allclose(got[1:], own, rtol=1e-10)
+
+
+def _explicit_loo(A, T, alpha):
+    n = len(T)
+    H = A @ np.linalg.solve(A.T @ A + alpha * np.eye(A.shape[1]), A.T)
+    e = (T - H @ T) / (1.0 - np.diag(H))[:, None]
+    return -np.sum(e * e) / (n * T.shape[1])
+
+
+@pytest.mark.parametrize("block", [1 << 30, 1])  # all penalties at once, or one at a time
+@pytest.mark.parametrize("n, k", [(60, 20), (40, 70), (50, 50)])  # primal, dual, square H
+def test_bordered_hat_scores_equal_the_definitions_with_and_without_links(n, k, block,
+                                                                          monkeypatch):
+    """Exact LOO and GCV of [X | H] and of H from H's spectrum alone (Schur complement in
+    the primal form, Woodbury in the dual) against the explicit hat matrices."""
+    monkeypatch.setattr(hat, "BORDER_BLOCK_BYTES", block)
+    rng = np.random.default_rng(n + k)
+    X = rng.normal(size=(n, 4))
+    H = np.tanh(X @ rng.normal(size=(4, k)) + rng.uniform(-1, 1, k))
+    A, T, alphas = np.hstack([X, H]), rng.normal(size=(n, 2)), [1e-3, 0.1, 10.0]
+    for kind, explicit in (("loo", _explicit_loo), ("gcv", _explicit_gcv)):
+        linked, unlinked = bordered_hat_scores(hat_spectrum(H, T), T, X, alphas, kind)
+        np.testing.assert_allclose(linked, [explicit(A, T, a) for a in alphas], rtol=1e-8)
+        np.testing.assert_allclose(unlinked, [explicit(H, T, a) for a in alphas], rtol=1e-8)
 
 
 def test_tridiagonal_gcv_solves_an_indefinite_shifted_matrix_by_pivoting():

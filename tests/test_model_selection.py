@@ -778,6 +778,31 @@ def test_loo_equals_grid_search_with_leave_one_out(classify):
                                rtol=1e-9, atol=1e-9)
 
 
+@pytest.mark.parametrize("border", [True, False])
+@pytest.mark.parametrize("kind", ["loo", "gcv"])
+def test_hat_scores_at_a_width_primal_without_links_and_dual_with_them(kind, border,
+                                                                       monkeypatch):
+    """37 nodes on 40 rows and 4 inputs: H is primal (37 ≤ 40), [X | H] dual (41 > 40); the
+    link pass scores both from H's decomposition (or, where the border would not pay,
+    [X | H] from its own). Every point is its definition and the refit at the chosen point
+    is the estimator fitted there."""
+    import fastelm.model_selection._elm_cv as elm_cv
+    monkeypatch.setattr(elm_cv, "bordered_pays", lambda *shape: border)
+    X, y = regression_data(n=40, d=4, m=2)
+    alphas = [1e-2, 1.0, 30.0]
+    ours = ELMRegressorCV(n_hidden=60, alphas=alphas, hidden_sizes=[37, 60], cv=kind,
+                          random_state=2).fit(X, y)
+    for i, point in enumerate(ours.cv_results_["params"]):
+        model = ELMRegressor(n_hidden=point["n_hidden"], direct_links=point["direct_links"],
+                             random_state=2).fit(X, y)
+        A = model._feature_map().transform(X)
+        expected = explicit_hat_scores(A, y, [point["alpha"]], kind)[0]
+        assert ours.cv_results_["mean_test_score"][i] == pytest.approx(expected, rel=RTOL)
+    best = ELMRegressor(n_hidden=ours.n_hidden_, alpha=ours.alpha_,
+                        direct_links=ours.direct_links_, random_state=2).fit(X, y)
+    np.testing.assert_allclose(ours.predict(X), best.predict(X), rtol=1e-9, atol=1e-9)
+
+
 @pytest.mark.mutant
 def test_loo_refit_at_a_dual_width_below_the_widest():
     """Two widths above n = 40 rows, the narrower chosen: the refit takes its own kernel, not

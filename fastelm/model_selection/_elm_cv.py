@@ -42,8 +42,8 @@ from .._validation import (WEIGHT_SCALE, DType, Interval, RandomState, available
                            check_memory, check_parameter, check_positive_int)
 from ..elm import ELMClassifier, ELMRegressor
 from ._fold_sums import _FoldData, dual_grid, dual_ridge, fold_sums, prefix_ridge
-from .._hat import (HAT_CV, bordered_gcv_sums_scores, gcv_sums_scores, hat_scores,
-                     hat_spectrum)
+from .._hat import (HAT_CV, bordered_gcv_sums_scores, bordered_hat_scores, bordered_pays,
+                     gcv_sums_scores, hat_scores, hat_spectrum)
 from ._search import (GRID, SEARCH_CONSTRAINTS, _check_scorer, _SearchCV, _splits,
                       check_bool_grid, check_cv_string, check_grid, default_hat_kind)
 
@@ -198,7 +198,7 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         self._unit, self._b, self._code, self._dtype = unit, b.astype(dtype), code, dtype
         self._scales = [check_weight_scale(v, d) for v in scales]
         self._use_scale(0)
-        self._sizes, self._alphas = sizes, alphas
+        self._sizes, self._alphas, self._link_grid = sizes, alphas, links
         self._totals: dict = {}
         self._kernels: dict = {}
         searched_scales = scales if searched else None
@@ -223,10 +223,10 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
             beta = dual_readout(X, self._feature_map(), coef)
         self.beta_ = np.ascontiguousarray(beta, dtype=dtype)
         for name in ("_layer", "_unit", "_b", "_code", "_dtype", "_scales", "_scale", "_sizes",
-                     "_alphas", "_totals", "_kernels", "_dask"):
+                     "_alphas", "_totals", "_kernels", "_dask", "_link_grid"):
             del self.__dict__[name]
         self.__dict__.pop("_linked_rows", None)
-        self.__dict__.pop("_unlinked_gcv", None)
+        self.__dict__.pop("_unlinked", None)
         return self
 
     def _use_scale(self, index):
@@ -291,52 +291,50 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
             yield fold
 
     def _hat_table(self, X, T, link, kind):
-        """cv='loo' or 'gcv' (``fastelm._hat``): scores (penalties × sizes) of one link setting from
-        A of all rows at the widest width, one eigendecomposition per width: of AᵀA[:p, :p]
-        (p ≤ n) or of the kernel K_p = A[:, :p]A[:, :p]ᵀ (p > n), grown by column blocks;
-        GCV of widths ≤ n from the sums alone (``gram_sums`` by row blocks: A never whole).
-        Fills the refit's total sums (widths ≤ n) and kernels (widths > n)."""
+        """cv='loo' or 'gcv' (``fastelm._hat``): scores (penalties × sizes) of one link setting.
+        GCV of widths ≤ n comes from the sums alone (``gram_sums`` by row blocks: A never
+        whole); the other points from A of all rows at the widest width, one decomposition per
+        width: of AᵀA[:p, :p] (p ≤ n) or of the kernel K_p = A[:, :p]A[:, :p]ᵀ (p > n), grown
+        by column blocks. When both link settings are searched, the link pass (first) scores
+        both from the decompositions of H's widths alone (``bordered_gcv_sums_scores``,
+        ``bordered_hat_scores``) and the pass without links reads its scores. Fills the refit's
+        total sums (widths ≤ n) and kernels (widths > n)."""
         n, d = len(T), self.n_features_in_
+        unlinked = self.__dict__.setdefault("_unlinked", {})
+        if not link and unlinked:  # made by the link pass, with this setting's sums/kernels
+            return np.column_stack([unlinked.pop(k) for k in self._sizes])
+        both = link and False in self._link_grid
         widths = [self._width(k, d, link) for k in self._sizes]
         top = max([p for p in widths if p <= n], default=0)
         # GCV of primal widths needs only the sums: made by row blocks, A never whole
         rows_needed = kind != "gcv" or max(widths) > n or self._dtype != np.float64
         linked = self._totals.get((self._scale, True))
-        # GCV scores without links, made by the link pass from the tridiagonalisations of HᵀH
-        unlinked = self.__dict__.setdefault("_unlinked_gcv", {})
         if not link and linked is not None and linked.AtA.shape[0] >= top + d:
             # the link pass ran first: A = [X | H], so H and HᵀH are its trailing blocks
             AtA, AtT = linked.AtA[d:top + d, d:top + d], linked.AtT[d:top + d]
             A = self._linked_rows[:, d:] if rows_needed else None
+        elif rows_needed:
+            A = self._prefix_map(max(self._sizes), d, link).transform(X).astype(np.float64,
+                                                                                  copy=False)
+            AtA, AtT = A[:, :top].T @ A[:, :top], A[:, :top].T @ T
+            if link:
+                self._linked_rows = A
         else:
-            unlinked.clear()
-            if rows_needed:
-                A = self._prefix_map(max(self._sizes), d, link).transform(X).astype(
-                    np.float64, copy=False)
-                AtA, AtT = A[:, :top].T @ A[:, :top], A[:, :top].T @ T
-                if link:
-                    self._linked_rows = A
-            else:
-                A, sums = None, gram_sums(X, T, self._prefix_map(max(self._sizes), d, link))
-                AtA, AtT = sums.AtA, sums.AtT
+            A, sums = None, gram_sums(X, T, self._prefix_map(max(self._sizes), d, link))
+            AtA, AtT = sums.AtA, sums.AtT
         self._scale_penalties(lambda: np.trace(AtA) if A is None else np.einsum("ij,ij->", A, A),
                               n, max(widths))
         TtT = T.T @ T
         self._totals[self._scale, link] = GramSums(n, AtA, AtT, TtT)
+        if both:
+            return self._linked_table(A, AtA, AtT, TtT, T, kind, unlinked)
         kernels = self._kernels.setdefault((self._scale, link), {})
         K, done = np.zeros((n, n)) if max(widths) > n else None, 0
         table = np.empty((len(self._alphas), len(widths)))
         for s in np.argsort(widths, kind="stable"):
             p = widths[s]
             if p <= n and kind == "gcv":  # from the sums alone, no row (``fastelm._hat``)
-                k = self._sizes[s]
-                if link:  # with and without links from one tridiagonalisation
-                    table[:, s], unlinked[k] = bordered_gcv_sums_scores(
-                        AtA[:p, :p], AtT[:p], TtT, n, self._alphas, d)
-                elif k in unlinked:
-                    table[:, s] = unlinked.pop(k)
-                else:
-                    table[:, s] = gcv_sums_scores(AtA[:p, :p], AtT[:p], TtT, n, self._alphas)
+                table[:, s] = gcv_sums_scores(AtA[:p, :p], AtT[:p], TtT, n, self._alphas)
                 continue
             if p <= n:
                 spectrum = hat_spectrum(A[:, :p], T, AtA=AtA[:p, :p])
@@ -346,6 +344,52 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
                 kernels[p] = K.copy()  # the refit's, when p is chosen
                 spectrum = hat_spectrum(A[:, :p], T, kernel=K)
             table[:, s] = hat_scores(spectrum, T, self._alphas, kind)
+        return table
+
+    def _linked_table(self, A, AtA, AtT, TtT, T, kind, unlinked):
+        """The link pass's table (penalties × sizes) when the setting without links is searched
+        too: each size k from H[:, :k]'s own decomposition (its Gram block or kernel, grown by
+        column blocks), the d link columns X added by ``bordered_*``; the scores without links
+        go to ``unlinked[k]``, that setting's total sums and kernels to the refit's tables."""
+        n, d, sizes = len(T), self.n_features_in_, self._sizes
+        table = np.empty((len(self._alphas), len(sizes)))
+        H_top = max([k for k in sizes if k <= n], default=0)  # the widest primal H
+        if H_top <= AtA.shape[0] - d:  # H's sums: the trailing block of [X | H]'s
+            H_sums = GramSums(n, AtA[d:d + H_top, d:d + H_top], AtT[d:d + H_top], TtT)
+        else:  # some [X | H] widths are dual, so A is here
+            H = A[:, d:d + H_top]
+            H_sums = GramSums(n, H.T @ H, H.T @ T, TtT)
+        self._totals[self._scale, False] = H_sums
+        kernels = {False: self._kernels.setdefault((self._scale, False), {}),
+                   True: self._kernels.setdefault((self._scale, True), {})}
+        K, done, XXt = None, 0, None
+        for s in np.argsort(sizes, kind="stable"):
+            k = sizes[s]
+            if k + d <= n and kind == "gcv":  # from the sums alone, no row
+                table[:, s], unlinked[k] = bordered_gcv_sums_scores(
+                    AtA[:k + d, :k + d], AtT[:k + d], TtT, n, self._alphas, d)
+                continue
+            if k <= n:
+                spectrum = hat_spectrum(A[:, d:d + k], T, AtA=H_sums.AtA[:k, :k])
+            else:
+                K = np.zeros((n, n)) if K is None else K
+                K += A[:, d + done:d + k] @ A[:, d + done:d + k].T
+                done = k
+                kernels[False][k] = K.copy()  # the refit's, when k is chosen without links
+                spectrum = hat_spectrum(A[:, d:d + k], T, kernel=K)
+            if k + d > n:  # the refit's kernel with links, when k is chosen with them
+                XXt = A[:, :d] @ A[:, :d].T if XXt is None else XXt
+                H_k = K if k > n else A[:, d:d + k] @ A[:, d:d + k].T
+                kernels[True][k + d] = H_k + XXt
+            if bordered_pays(n, len(spectrum[1]), d, len(self._alphas)):
+                table[:, s], unlinked[k] = bordered_hat_scores(spectrum, T, A[:, :d],
+                                                               self._alphas, kind)
+                continue
+            unlinked[k] = hat_scores(spectrum, T, self._alphas, kind)
+            p = k + d  # [X | H]'s own decomposition: d is too wide for the border to pay
+            own = (hat_spectrum(A[:, :p], T, AtA=AtA[:p, :p]) if p <= n else
+                   hat_spectrum(A[:, :p], T, kernel=kernels[True][p]))
+            table[:, s] = hat_scores(own, T, self._alphas, kind)
         return table
 
 
