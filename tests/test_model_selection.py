@@ -742,6 +742,17 @@ def explicit_hat_scores(A, T, alphas, kind):
     return np.array(out)
 
 
+def assert_points_are_their_definitions(ours, Base, X, y, T, kind, seed):
+    """Every point of an ELM CV's cv_results_ scores what ``explicit_hat_scores`` gives on the
+    readout inputs of ``Base`` fitted there (targets T: y or its coding)."""
+    for i, point in enumerate(ours.cv_results_["params"]):
+        model = Base(n_hidden=point["n_hidden"], direct_links=point["direct_links"],
+                     random_state=seed).fit(X, y)
+        A = model._feature_map().transform(X)
+        expected = explicit_hat_scores(A, T, [point["alpha"]], kind)[0]
+        assert ours.cv_results_["mean_test_score"][i] == pytest.approx(expected, rel=RTOL)
+
+
 # 40 rows, 4 (8) inputs: widths 5, 30 take the primal form with and without links, 60 the dual
 LOO_ALPHAS = [1e-2, 1.0, 30.0]
 LOO_SIZES = [5, 30, 60]
@@ -792,12 +803,7 @@ def test_hat_scores_at_a_width_primal_without_links_and_dual_with_them(kind, bor
     alphas = [1e-2, 1.0, 30.0]
     ours = ELMRegressorCV(n_hidden=60, alphas=alphas, hidden_sizes=[37, 60], cv=kind,
                           random_state=2).fit(X, y)
-    for i, point in enumerate(ours.cv_results_["params"]):
-        model = ELMRegressor(n_hidden=point["n_hidden"], direct_links=point["direct_links"],
-                             random_state=2).fit(X, y)
-        A = model._feature_map().transform(X)
-        expected = explicit_hat_scores(A, y, [point["alpha"]], kind)[0]
-        assert ours.cv_results_["mean_test_score"][i] == pytest.approx(expected, rel=RTOL)
+    assert_points_are_their_definitions(ours, ELMRegressor, X, y, y, kind, seed=2)
     best = ELMRegressor(n_hidden=ours.n_hidden_, alpha=ours.alpha_,
                         direct_links=ours.direct_links_, random_state=2).fit(X, y)
     np.testing.assert_allclose(ours.predict(X), best.predict(X), rtol=1e-9, atol=1e-9)
@@ -831,12 +837,7 @@ def test_loo_and_gcv_equal_the_explicit_hat_matrix(kind, classify):
     ours = Ours(n_hidden=60, alphas=LOO_ALPHAS, hidden_sizes=LOO_SIZES, cv=kind,
                 random_state=5).fit(X, y)
     T = one_hot(y, np.unique(y), np.float64) if classify else y
-    for i, point in enumerate(ours.cv_results_["params"]):
-        model = Base(n_hidden=point["n_hidden"], direct_links=point["direct_links"],
-                     random_state=5).fit(X, y)
-        A = model._feature_map().transform(X)
-        expected = explicit_hat_scores(A, T, [point["alpha"]], kind)[0]
-        assert ours.cv_results_["mean_test_score"][i] == pytest.approx(expected, rel=RTOL)
+    assert_points_are_their_definitions(ours, Base, X, y, T, kind, seed=5)
 
 
 def test_loo_searches_weight_scales_like_grid_search():
