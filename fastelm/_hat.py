@@ -25,10 +25,13 @@ AᵀA, AᵀT, TᵀT alone; C_j = uⱼᵀT in the dual) and f_j of the form,
     ||e(α)||² = tr TᵀT − Σ_j g_j f_j(α) (λ_j + 2α) / (λ_j + α)
 
 (λ f_j = λ / (λ + α) in both forms, so the sum is Σ ||projection||² (1 − (α/(λ+α))²), written
-so that λ_j → 0 stays finite); O(r·m) per α (``gcv_scores``), which is what lets a plain
-``ELMRegressor`` / ``ELMClassifier`` choose its penalty (``alpha='gcv'``) from the sums its
-fit makes anyway, on Dask too. Exact leave-one-out costs O(n·r·m) per α after the one
-O(min(n, p)³) decomposition; a nested width needs its own
+so that λ_j → 0 stays finite); O(r·m) per α (``gcv_scores``). It needs no eigenvector: one
+tridiagonalisation and a tridiagonal solve per α give the same scores at a third of the work
+(``tridiagonal_gcv``), and with direct links A = [X | H] both link settings share H's
+(``bordered_gcv_sums_scores``; exact leave-one-out likewise, ``bordered_hat_scores``). That
+is what lets a plain ``ELMRegressor`` / ``ELMClassifier`` choose its penalty
+(``alpha='gcv'``) from the sums its fit makes anyway, on Dask too. Exact leave-one-out costs
+O(n·r·m) per α after the one O(min(n, p)³) decomposition; a nested width needs its own
 decomposition (the eigenvectors of a leading block are not those of the whole). The scores,
 higher is better: −PRESS / (n·m), minus the mean squared leave-one-out residual of the readout
 targets (what ``GridSearchCV(cv=LeaveOneOut(), scoring='neg_mean_squared_error')`` reports),
