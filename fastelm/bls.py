@@ -778,20 +778,22 @@ class _BLS(BaseEstimator):
         with serial_if_small(L ** 3 / 3):
             return self._solve()
 
-    def _fit_dask_layer(self, rows, dtype):
+    def _fit_dask_layer(self, rows, dtype, training=None):
         """The broad layer from ``layer_rows`` rows of a Dask row source, gathered here (the
-        sample's positions drawn from ``random_state`` first, as in memory)."""
-        n, d = rows.count(), rows.n_features
+        sample's positions drawn from ``random_state`` first, as in memory). ``training``: the
+        positions of the rows the layer is for (a CV split's training rows; default every
+        row), of which the sample is drawn as the in-memory fit on ``X[training]`` draws it."""
+        n, d = rows.count() if training is None else len(training), rows.n_features
         nk = self.n_windows * self.nodes_per_window
         L = self._links() + nk + self.n_enhancement
         rng = check_generator(self.random_state)
         index = self._layer_sample(n, rng, distributed=True)
-        m = n if index is None else len(index)
-        check_memory(_fit_bytes(m, L, d, nk) + 16.0 * L * L, type(self).__name__,
+        sample = np.arange(n) if index is None else index
+        check_memory(_fit_bytes(len(sample), L, d, nk) + 16.0 * L * L, type(self).__name__,
                      f"n_enhancement={self.n_enhancement}, layer_rows={self.layer_rows}")
-        with serial_if_small(_work(m, L, d, nk)):
-            self._fit_broad_layer([rows.take(np.arange(n) if index is None else index, dtype)],
-                                  rng, dtype)
+        with serial_if_small(_work(len(sample), L, d, nk)):
+            self._fit_broad_layer([rows.take(sample if training is None else training[sample],
+                                             dtype)], rng, dtype)
         self.rng_ = rng
 
     def _code_targets(self, T):

@@ -34,7 +34,9 @@ What the estimators do with Dask input (``fit`` / ``partial_fit`` / ``predict`` 
   the Gram sums of its rows per test fold (``DaskRows.fold_gram_sums``), tree-added; a scorer's
   validation rows come chunk by chunk (``DaskRows.take``). Equal to the in-memory search to
   round-off. ``BLSRegressorCV`` / ``BLSClassifierCV`` with ``shared_layer=True`` do the same
-  with the shared layer's ``BroadMap`` (its layer from ``layer_rows`` rows, as below).
+  with the shared layer's ``BroadMap`` (its layer from ``layer_rows`` rows, as below); with a
+  layer per split, each chunk's task applies every split's ``BroadMap`` and returns its sums
+  over that split's training and validation rows (``DaskRows.split_gram_sums``).
 * ``BLSRegressor`` / ``BLSClassifier``: the label-free layer is learned from ``layer_rows``
   rows gathered to the driver (``DaskRows.count``, ``DaskRows.take``); the layer is then a
   feature map like any other (``fastelm.bls.BroadMap``, I = [X' | Z | E]), so each chunk's
@@ -229,6 +231,21 @@ def _fold_gram_chunk(X_block, y_block, y_columns, feature_map, coding, fold_of, 
         raise ValueError(f"a chunk has {len(X)} rows where {len(fold_of)} were counted")
     return [gram_sums(X[fold_of == f], T[fold_of == f], feature_map,
                       parallel=False).astype(np.float64) for f in list(range(n_folds)) + [-1]]
+
+
+def _split_gram_chunk(X_block, y_block, y_columns, feature_maps, coding, fold_of):
+    """[training sums of split 0, its validation sums, training sums of split 1, ...]
+    (GramSums, float64) of one chunk: split k's I is ``feature_maps[k]`` (its own layer), its
+    validation rows those with ``fold_of`` == k, its training rows the others."""
+    X, T = _chunk_arrays(X_block, y_block, y_columns, feature_maps[0].dtype, coding)
+    if len(X) != len(fold_of):
+        raise ValueError(f"a chunk has {len(X)} rows where {len(fold_of)} were counted")
+    out = []
+    for k, feature_map in enumerate(feature_maps):
+        test = fold_of == k
+        out += [gram_sums(X[rows], T[rows], feature_map, parallel=False).astype(np.float64)
+                for rows in (~test, test)]
+    return out
 
 
 def _sum_lists(*parts):
@@ -580,6 +597,34 @@ class DaskRows:
                       n_folds) for i, (xb, yb) in enumerate(self._pairs)]
         (sums,) = self._compute(self._tree(parts, _sum_lists))
         return sums
+
+    def split_gram_sums(self, feature_maps: list[FeatureMap], coding: TargetCoding,
+                        fold_of: np.ndarray) -> list[tuple[GramSums, GramSums]]:
+        """Per split k, the GramSums (float64) of its own map's features over its training
+        rows (``fold_of`` ≠ k) and over its validation rows (``fold_of`` = k), from one pass:
+        each chunk's task applies every split's map, summed in a tree (after ``targets``).
+
+        Parameters
+        ----------
+        feature_maps : list of picklable feature maps, one per split
+        coding : fastelm._targets.TargetCoding
+        fold_of : ndarray of shape (n,), int
+            Each row's test fold (−1: none): split k validates on fold k and trains on the
+            rest, so its training sums are of the complement (KFold-like splits).
+
+        Returns
+        -------
+        list of (training GramSums, validation GramSums), one per split
+        """
+        import dask
+        feature_maps = dask.delayed(list(feature_maps), traverse=False)
+        coding = dask.delayed(coding, traverse=False)
+        gram = dask.delayed(_split_gram_chunk, pure=True)
+        o = self._offsets
+        parts = [gram(xb, yb, self._y_columns, feature_maps, coding, fold_of[o[i]:o[i + 1]])
+                 for i, (xb, yb) in enumerate(self._pairs)]
+        (sums,) = self._compute(self._tree(parts, _sum_lists))
+        return list(zip(sums[0::2], sums[1::2]))
 
     def count(self) -> int:
         """The number of rows: known from the chunks of a dask array, else one pass counting

@@ -529,7 +529,102 @@ def test_bls_cv_shared_layer_on_dask_equals_in_memory(client):
     with pytest.raises(ValueError, match=r"^cv: with Dask inputs the test folds must be"):
         BLSRegressorCV(cv=ShuffleSplit(3, random_state=0), shared_layer=True,
                        n_enhancement=60).fit(Xd, Y[:, 0])
-    with pytest.raises(ValueError, match=r"^shared_layer=False: each split's own layer"):
-        BLSRegressorCV(cv=KFold(3), shared_layer=False).fit(Xd, Y[:, 0])
     with pytest.raises(ValueError, match=r"^cv='gcv' needs the rows in memory"):
         BLSRegressorCV(cv="gcv", shared_layer=True).fit(Xd, Y[:, 0])
+
+
+def _counting(monkeypatch, cls, name):
+    """Wrap ``cls.name`` to count its calls; returns the list of calls."""
+    calls, original = [], getattr(cls, name)
+
+    def counted(self, *args, **kwargs):
+        calls.append(name)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(cls, name, counted)
+    return calls
+
+
+def test_bls_cv_layer_per_split_on_dask_equals_in_memory(client, no_gathering, monkeypatch):
+    """shared_layer=False on Dask: each split's layer from layer_rows of its training rows,
+    every split's sums from one pass, equal to the in-memory search with the same layer rows."""
+    from sklearn.model_selection import KFold
+
+    from fastelm import dask as fdask
+    from fastelm.model_selection import BLSRegressorCV
+    X, Y, _ = _data()
+    kw = dict(n_windows=3, nodes_per_window=4, n_enhancement=60, random_state=2,
+              regs=[1e-3, 1e-2, 1e-1, 1.0], layer_rows=400, cv=KFold(4))
+    memory = BLSRegressorCV(**kw).fit(X, Y[:, 0])
+    passes = _counting(monkeypatch, fdask.DaskRows, "split_gram_sums")
+    model = BLSRegressorCV(**kw).fit(da.from_array(X, chunks=(300, 7)),
+                                     da.from_array(Y[:, 0], chunks=300))
+    assert passes == ["split_gram_sums"]  # both link settings, 4 splits: one pass
+    for k in range(4):
+        _close(model.cv_results_[f"split{k}_test_score"],
+               memory.cv_results_[f"split{k}_test_score"])
+    assert (model.reg_, model.direct_links_) == (memory.reg_, memory.direct_links_)
+    _same_bls(model, memory)  # the refit: the layer from 400 of all rows, on Dask
+    assert model.feature_nodes_ is None
+
+
+def test_bls_cv_layer_per_split_on_dask_scorer_and_generator(client):
+    """A scorer (validation rows of each split's I chunk by chunk), ±1 targets, a Generator
+    random_state (the layers differ per link setting: a pass each), bad splits and sizes."""
+    from sklearn.model_selection import ShuffleSplit, StratifiedKFold
+
+    from fastelm.model_selection import BLSClassifierCV
+    X, _, labels = _data()
+    Xd, yd = da.from_array(X, chunks=(300, 7)), da.from_array(labels, chunks=300)
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    kw = dict(n_windows=3, nodes_per_window=4, n_enhancement=60, regs=[1e-3, 1e-1, 1.0],
+              layer_rows=300, cv=cv)
+    memory = BLSClassifierCV(scoring="accuracy", preprocessing="reference", random_state=2,
+                             **kw).fit(X, labels)
+    model = BLSClassifierCV(scoring="accuracy", preprocessing="reference", random_state=2,
+                            **kw).fit(Xd, yd)
+    np.testing.assert_array_equal(model.cv_results_["mean_test_score"],
+                                  memory.cv_results_["mean_test_score"])
+    assert (model.reg_, model.direct_links_) == (memory.reg_, memory.direct_links_)
+    _close(model.decision_function(Xd).compute(), memory.decision_function(X))
+    memory = BLSClassifierCV(random_state=np.random.default_rng(5), **kw).fit(X, labels)
+    model = BLSClassifierCV(random_state=np.random.default_rng(5), **kw).fit(Xd, yd)
+    _close(model.cv_results_["mean_test_score"], memory.cv_results_["mean_test_score"])
+    _close(model.beta_, memory.beta_)
+    with pytest.raises(ValueError, match=r"^cv: with Dask inputs the test folds must be"):
+        BLSClassifierCV(cv=ShuffleSplit(3, random_state=0), n_enhancement=60).fit(Xd, yd)
+    for data in ((X, labels), (Xd, yd)):  # 1000 training rows per split
+        with pytest.raises(ValueError, match=r"^layer_rows=1001 is more than the 1000 train"):
+            BLSClassifierCV(**{**kw, "layer_rows": 1001}).fit(*data)
+
+
+def test_bls_cv_layer_rows_in_memory():
+    """layer_rows on the BLS CV estimators: 'auto' is every training row (the search before the
+    parameter, bit for bit), an int the layer sample of each split, scored as GridSearchCV over
+    BLSRegressor(layer_rows=...) scores it; the shared layer from layer_rows of all rows."""
+    from sklearn.model_selection import GridSearchCV, KFold
+
+    from fastelm import BLSRegressor
+    from fastelm.model_selection import BLSRegressorCV
+    X, Y, _ = _data(n=400)
+    kw = dict(n_windows=3, nodes_per_window=4, n_enhancement=40, random_state=2,
+              regs=[1e-3, 1e-1], direct_links=False, cv=KFold(4))
+    auto = BLSRegressorCV(**kw).fit(X, Y[:, 0])
+    every = BLSRegressorCV(layer_rows=300, **kw).fit(X, Y[:, 0])  # 300 training rows a split
+    for key in ("mean_test_score", "split0_test_score", "split3_test_score"):
+        np.testing.assert_array_equal(auto.cv_results_[key], every.cv_results_[key])
+    sampled = BLSRegressorCV(layer_rows=120, **kw).fit(X, Y[:, 0])
+    assert not np.array_equal(sampled.cv_results_["mean_test_score"],
+                              auto.cv_results_["mean_test_score"])
+    grid = GridSearchCV(BLSRegressor(n_windows=3, nodes_per_window=4, n_enhancement=40,
+                                     random_state=2, layer_rows=120),
+                        {"reg": [1e-3, 1e-1]}, cv=KFold(4), scoring="neg_mean_squared_error"
+                        ).fit(X, Y[:, 0])
+    _close(sampled.cv_results_["mean_test_score"], grid.cv_results_["mean_test_score"])
+    shared = BLSRegressorCV(layer_rows=120, shared_layer=True, **kw).fit(X, Y[:, 0])
+    layer = BLSRegressor(n_windows=3, nodes_per_window=4, n_enhancement=40, random_state=2,
+                         layer_rows=120, reg=shared.reg_).fit(X, Y[:, 0])
+    _same_bls(shared, layer)
+    assert BLSRegressorCV(layer_rows=7).get_params()["layer_rows"] == 7
+    with pytest.raises(ValueError, match="layer_rows"):
+        BLSRegressorCV(layer_rows=0, **kw).fit(X, Y[:, 0])

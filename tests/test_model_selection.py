@@ -674,15 +674,16 @@ def test_dask_inputs_with_rows_in_no_test_fold_equal_in_memory():
     _close_search(ours, memory)
 
 
-def test_dask_inputs_need_partition_folds_and_bls_cv_a_shared_layer():
+def test_dask_inputs_need_partition_folds():
     da = pytest.importorskip("dask.array")
     X, y = regression_data(n=120)
     Xd, yd = da.from_array(X, chunks=(50, 6)), da.from_array(y, chunks=50)
     splits = [(np.arange(60), np.arange(60, 100))]  # rows 100… in no split
     with pytest.raises(ValueError, match="cv"):
         ELMRegressorCV(n_hidden=20, cv=splits).fit(Xd, yd)
-    with pytest.raises(ValueError, match="^shared_layer=False"):  # tests/test_dask.py: True
-        BLSRegressorCV(n_enhancement=10).fit(Xd, yd)
+    for shared_layer in (False, True):  # tests/test_dask.py: both on KFold-like splits
+        with pytest.raises(ValueError, match="^cv: with Dask inputs the test folds must be"):
+            BLSRegressorCV(n_enhancement=10, cv=splits, shared_layer=shared_layer).fit(Xd, yd)
 
 
 # --------------------------------------------------------------------------- weight scale

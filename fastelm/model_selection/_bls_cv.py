@@ -9,12 +9,18 @@ training rows are fewer than the nodes, from the kernels of its rows' I (the dua
 the direct links) is searched. With ``shared_layer=True`` one layer serves every split: the
 primal training sums are S − S_f (all rows minus the split's validation rows), the dual system
 K[tr, tr] + C I with K = IIᵀ = X'X'ᵀ + [Z|E][Z|E]ᵀ, so both link settings share the layer
-(``_BLSCV``). Dask rows (``shared_layer=True``, KFold-like splits): the layer from
+(``_BLSCV``). ``layer_rows`` (default 'auto': every row in memory) is the number of rows each
+layer is learned from: of the split's training rows, or of all rows for the shared layer and
+the refit. Dask rows (KFold-like splits): with ``shared_layer=True`` the layer from
 ``layer_rows`` rows ('auto': at most 10000) and the per-fold sums of the widest I from one pass
 on the workers (``_fold_sums.fold_sums``); without the direct links, their trailing block.
+With ``shared_layer=False`` each split's layer from ``layer_rows`` of its training rows
+(gathered here), then one pass in which every chunk's task returns each split's sums of its
+own I over its training and its validation rows (``DaskRows.split_gram_sums``).
 """
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -31,7 +37,7 @@ from .._rows import is_dask_input
 from .._validation import DType, RandomState, fixed_parameters
 from ..bls import (BLSClassifier, BLSRegressor, BroadGram, SignedTargets, _BLS,
                    _check_dask_dtype, serial_if_small)
-from ._fold_sums import _FoldData, dual_grid, fold_sums
+from ._fold_sums import _FoldData, dask_test_folds, dual_grid, fold_sums
 from ._search import (GRID, SEARCH_CONSTRAINTS, _check_scorer, _SearchCV, _splits,
                       check_bool_grid, check_cv_string, check_grid, default_hat_kind)
 
@@ -95,10 +101,11 @@ class _BLSCV(_SearchCV, _BLS):
     """
 
     _penalty, _size = "reg", None
-    layer_rows = "auto"  # every split's layer is learned from all its training rows
+    # a subclass without the parameter (the multi-atlas CV) learns its layers from every row
+    layer_rows = "auto"
     # the grids (regs, direct_links) are checked by fit; the refit validates the rest
     _parameter_constraints = {**{k: v for k, v in _BLS._parameter_constraints.items()
-                                 if k not in ("reg", "direct_links", "layer_rows")},
+                                 if k not in ("reg", "direct_links")},
                               **SEARCH_CONSTRAINTS, "regs": GRID, "shared_layer": ["boolean"]}
 
     def __init__(self, n_windows: int = 10, nodes_per_window: int = 10,
@@ -108,7 +115,7 @@ class _BLSCV(_SearchCV, _BLS):
                  direct_links: bool | Sequence[bool] = (False, True), cv: CV | str = None,
                  scoring: Scoring = None, random_state: RandomState = None,
                  dtype: DType = "float64", shared_layer: bool = False,
-                 error_score: str | float = np.nan):
+                 error_score: str | float = np.nan, layer_rows: int | str = "auto"):
         self.n_windows = n_windows
         self.nodes_per_window = nodes_per_window
         self.n_enhancement = n_enhancement
@@ -123,6 +130,7 @@ class _BLSCV(_SearchCV, _BLS):
         self.dtype = dtype
         self.shared_layer = shared_layer
         self.error_score = error_score
+        self.layer_rows = layer_rows
 
     def _direct_links(self):
         return self.__dict__.get("direct_links_", False)
@@ -140,7 +148,7 @@ class _BLSCV(_SearchCV, _BLS):
 
     def _base(self, reg, direct_links):
         names = ("n_windows", "nodes_per_window", "n_enhancement", "shrink", "sparse_lambda",
-                 "preprocessing", "random_state", "dtype")
+                 "preprocessing", "random_state", "dtype", "layer_rows")
         return self._base_class(reg=reg, direct_links=direct_links,
                                 **{k: getattr(self, k) for k in names})
 
@@ -181,6 +189,8 @@ class _BLSCV(_SearchCV, _BLS):
             self._check_classes(y, folds)
         width = ((self.n_features_in_ if any(links) else 0)
                  + self.n_windows * self.nodes_per_window + self.n_enhancement)
+        if self._dask is not None:
+            dask_test_folds(folds, len(T))  # KFold-like splits, gathered or not
         if self._dask is not None and min(len(tr) for tr, _ in folds) < width:
             X, T = self._dask[0].gather(self._dask[1])  # the dual form: few rows, gathered
             self._dask = None
@@ -188,9 +198,15 @@ class _BLSCV(_SearchCV, _BLS):
         scorer = None if hat else _check_scorer(self.scoring, template)
         self._alphas = regs
         if not (self.shared_layer or hat):
-            link, a, _ = self._search(X, y, T, None, links, scorer, folds, template)
+            self._split_sums: dict = {}
+            try:
+                link, a, _ = self._search(X, y, T, None, links, scorer, folds, template)
+            finally:
+                del self._split_sums
             self.regs_ = np.array(self._alphas)
             self.reg_, self.direct_links_ = self._alphas[a], links[link]
+            if self._dask is not None:  # the refit reads the Dask collections again
+                X, y = self._dask[2:4]
             del self._alphas, self._dask
             return self._fit(X, y)._restore_feature_names(names)
         self.direct_links_ = any(links)
@@ -221,15 +237,12 @@ class _BLSCV(_SearchCV, _BLS):
         if hat:
             raise ValueError(f"cv={cv!r} needs the rows in memory (each leverage needs its "
                              "row of I); use a KFold-like cv with Dask inputs")
-        if not self.shared_layer:
-            raise ValueError("shared_layer=False: each split's own layer needs its rows in "
-                             "memory; use shared_layer=True with Dask inputs")
         _check_dask_dtype(dtype)
         rows, coding = self._training_rows(X, y, dtype, reset=True)
         coding = self._readout_coding(coding)
-        y = rows.targets()
-        self._dask = (rows, coding)
-        return np.empty((len(y), 0)), y, coding(y)
+        targets = rows.targets()
+        self._dask = (rows, coding, X, y, dtype)  # rows[0], coding[1]: as ``fold_sums`` reads
+        return np.empty((len(targets), 0)), targets, coding(targets)
 
     def _hat_table(self, X, T, link, kind):
         """cv='loo' or 'gcv' (``fastelm._hat``): the scores (penalties × 1) of one link setting
@@ -369,11 +382,58 @@ class _BLSCV(_SearchCV, _BLS):
         if self.shared_layer:
             yield from self._shared_folds(T, folds, link, predictions)
             return
+        if self._dask is not None:
+            yield from self._dask_split_folds(T, folds, link, predictions)
+            return
         for tr, te in folds:
             layer = self._base(1.0, link)  # the layer does not depend on the penalty
             work = layer._fit_layer(X[tr], y[tr])
             with serial_if_small(work):
                 yield self._fold(layer, X, T, tr, te, work, predictions)
+
+    def _dask_split_folds(self, T, folds, link, predictions):
+        """``_folds_data`` on Dask rows, a layer per split (``_dask_split_sums``); a scorer's
+        validation rows of the split's I made from X[te], selected chunk by chunk."""
+        rows, dtype = self._dask[0], self._dask[4]
+        for (tr, te), layer, (train_sums, val_sums) in zip(folds, *self._dask_split_sums(
+                folds, link)):
+            width = train_sums.AtA.shape[0]
+            self._scale_penalties(lambda: np.trace(train_sums.AtA), len(tr), width)
+            fold = _FoldData(tr, te, [width], False, float(len(tr)) * width ** 2, train_sums,
+                             val_sums, T_val=T[te])
+            if predictions:
+                I = layer.transform(rows.take(te, dtype))
+                fold.A_val = I[:, I.shape[1] - width:]
+            yield fold
+
+    def _dask_split_sums(self, folds, link):
+        """(layers, [(training, validation) sums per split]) on Dask rows: split k's layer
+        (a ``BroadMap``) learned from ``layer_rows`` of its training rows, gathered here and
+        drawn as the in-memory fit on X[tr] draws them; then one pass in which each chunk's
+        task returns every split's sums of its own I (``DaskRows.split_gram_sums``). An int
+        ``random_state`` draws the same layer with and without the direct links: the
+        narrower setting is then the trailing block of the wider one's sums, no second pass."""
+        cache = self._split_sums
+        if not link and True in cache and isinstance(self.random_state, numbers.Integral):
+            layers, sums = cache[True]
+            cut = layers[0].links
+
+            def narrow(s):
+                return GramSums(s.n, s.AtA[cut:, cut:], s.AtT[cut:], s.TtT)
+            cache[link] = (layers, [(narrow(tr), narrow(te)) for tr, te in sums])
+        if link not in cache:
+            rows, coding, _, _, dtype = self._dask
+            fold_of = dask_test_folds(folds, rows.n_rows)  # before any row is read
+            layers = []
+            for tr, _ in folds:
+                layer = self._base(1.0, link)
+                layer._check_params()
+                layer._fix_layout()
+                layer.n_features_in_ = self.n_features_in_
+                layer._fit_dask_layer(rows, dtype, tr)
+                layers.append(layer._broad_map())
+            cache[link] = (layers, rows.split_gram_sums(layers, coding, fold_of))
+        return cache[link]
 
     def _fold(self, layer, X, T, tr, te, work, predictions):
         """The split's fold: training sums when its rows are at least the nodes, else the dual
@@ -416,7 +476,12 @@ _BLS_PARAMS_DOC = """
         False: every split fits its own broad layer (scores equal ``GridSearchCV``'s). True:
         the label-free layer is fitted once on all rows and shared by the splits and the refit
         (one layer and one kernel instead of one per split and link setting; the validation
-        rows inform the layer, not the readout). Dask input needs True and a KFold-like cv.
+        rows inform the layer, not the readout). Dask input needs a KFold-like cv.
+    layer_rows : int or 'auto', default='auto'
+        Rows each broad layer is learned from (as in ``BLSRegressor``): ``layer_rows`` of a
+        split's training rows for its layer, of all rows for the shared layer and the refit;
+        'auto': every row in memory (the search is then the one before this parameter
+        existed), at most 10000 of Dask input. More than a split's training rows: ValueError.
 
     Attributes
     ----------

@@ -168,6 +168,32 @@ def _fold_grid(fold, alphas, predictions):
     return out
 
 
+def _fold_layout(folds, n):
+    """(disjoint, complement, covered): the test folds are disjoint; each split's training
+    rows are the complement of its test rows; which of the n rows some test fold holds."""
+    covered = np.zeros(n, dtype=bool)
+    for _, te in folds:
+        covered[te] = True
+    disjoint = sum(len(te) for _, te in folds) == covered.sum()
+    complement = all(len(tr) + len(te) == n and np.union1d(tr, te).size == n
+                     for tr, te in folds)
+    return disjoint, complement, covered
+
+
+def dask_test_folds(folds, n):
+    """Each of the n rows' test fold (−1: none), for the per-chunk sums of Dask rows; a
+    ValueError naming ``cv`` unless the test folds are disjoint and each split trains on
+    their complement (what one pass of per-fold sums can serve)."""
+    disjoint, complement, _ = _fold_layout(folds, n)
+    if not (disjoint and complement):
+        raise ValueError("cv: with Dask inputs the test folds must be disjoint and each "
+                         "training split their complement (KFold, StratifiedKFold ...)")
+    fold_of = np.full(n, -1)
+    for f, (_, te) in enumerate(folds):
+        fold_of[te] = f
+    return fold_of
+
+
 def fold_sums(X, T, folds, fmap, dask_rows=None):
     """(total, [(S − S_f or the training rows' sums, S_f)] per split), float64 ``GramSums`` of
     A = fmap(X): one pass when the test folds are disjoint (rows in no test fold are summed
@@ -177,20 +203,10 @@ def fold_sums(X, T, folds, fmap, dask_rows=None):
     same sums from one pass of per-chunk, per-fold sums on the workers (such splits only).
     """
     n = len(T)
-    covered = np.zeros(n, dtype=bool)
-    for _, te in folds:
-        covered[te] = True
-    disjoint = sum(len(te) for _, te in folds) == covered.sum()
-    complement = all(len(tr) + len(te) == n and np.union1d(tr, te).size == n
-                     for tr, te in folds)
+    disjoint, complement, covered = _fold_layout(folds, n)
     if dask_rows is not None:
-        if not (disjoint and complement):
-            raise ValueError("cv: with Dask inputs the test folds must be disjoint and each "
-                             "training split their complement (KFold, StratifiedKFold ...)")
-        fold_of = np.full(n, -1)
-        for f, (_, te) in enumerate(folds):
-            fold_of[te] = f
-        *val, rest = dask_rows[0].fold_gram_sums(fmap, dask_rows[1], fold_of, len(folds))
+        *val, rest = dask_rows[0].fold_gram_sums(fmap, dask_rows[1], dask_test_folds(folds, n),
+                                                 len(folds))
         total = rest
         for s in val:
             total = total + s
