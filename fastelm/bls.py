@@ -67,6 +67,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import ClassifierOutputs, RegressorOutputs
+from ._gram import GramSums, gram_sums
 from ._hidden import check_dtype, check_generator
 from ._rows import is_dask_input
 from ._targets import TargetCoding
@@ -111,12 +112,6 @@ def serial_if_small(work: float) -> AbstractContextManager:
     context manager
     """
     return serial_blas_if_small(work, limit=SERIAL_WORK, numba_threads=True)
-
-
-def _check_dask_dtype(dtype):
-    if dtype == np.float32:
-        raise ValueError("dtype='float32': a BLS learns Dask rows in float64 only (the float32 "
-                         "Gram is the shifted in-memory one); use dtype='float64'")
 
 
 def draw_enhancement_weights(rng: np.random.Generator, n_inputs: int, n_nodes: int,
@@ -383,6 +378,75 @@ class BroadMap:
     def transform(self, X: np.ndarray, parallel: bool = True) -> np.ndarray:
         """I (n × width) for rows X (``fill``)."""
         return self.fill(X, np.empty((X.shape[0], self.width), dtype=self.dtype), parallel)
+
+    def blocks(self, X: np.ndarray, rows: int) -> Any:
+        """Yield (start, stop, I_block) for rows X, ``rows`` at a time, on this thread (one
+        reused buffer: consume each block before the next)."""
+        buffer = np.empty((max(min(rows, X.shape[0]), 1), self.width), dtype=self.dtype)
+        for r0 in range(0, X.shape[0], rows):
+            r1 = min(r0 + rows, X.shape[0])
+            yield r0, r1, self.fill(X[r0:r1], buffer[:r1 - r0], parallel=False)
+
+    def _block_rows(self) -> int:
+        return max(256, BLOCK_BYTES // (np.dtype(self.dtype).itemsize * max(self.width, 1)))
+
+    def gram_sums(self, X: np.ndarray, T: np.ndarray) -> GramSums:
+        """GramSums (float64) of I and T over rows X (one Dask chunk, on this thread).
+
+        float64: ``fastelm._gram.gram_sums``. float32: I in float32, IᵀI and IᵀT by the
+        in-memory fit's shifted ssyrk sums into float64 (``_gram_update_f32``; upper
+        triangle, mirrored here), TᵀT in float64.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, d)
+        T : ndarray of shape (n, m)
+
+        Returns
+        -------
+        fastelm._gram.GramSums
+        """
+        if self.dtype != np.float32:
+            return gram_sums(X, T, self, parallel=False).astype(np.float64)
+        return self.column_sums(X, T, 0)
+
+    def column_sums(self, X: np.ndarray, T: np.ndarray, start: int) -> GramSums:
+        """GramSums (float64) of the columns ``start:`` of I against every column, over rows X
+        (one Dask chunk, on this thread): AtA holds (IᵀI)[:, start:] (width × (width −
+        start)), AtT = IᵀT (every column), TtT = TᵀT. With ``start`` the first column of a new
+        enhancement group these are what ``add_enhancement_nodes`` adds to the Gram state:
+        I_oldᵀE, EᵀE and EᵀT, at (width − start)/width of the whole IᵀI's products.
+        float32: the shifted ssyrk sums of ``_gram_update_f32`` (``gram_sums``).
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, d)
+        T : ndarray of shape (n, m)
+        start : int
+
+        Returns
+        -------
+        fastelm._gram.GramSums
+        """
+        p = self.width
+        T = np.asarray(T)
+        K, rhs = np.zeros((p, p), order="F"), np.zeros((p, T.shape[1]))
+        blocks = self.blocks(X, self._block_rows())
+        with thread_limit(1, user_api="blas"):
+            if self.dtype == np.float32:
+                def noting_old_rhs():  # I_oldᵀT before _gram_update_f32 shifts the block
+                    for r0, r1, block in blocks:
+                        rhs[:start] += block[:, :start].T @ T[r0:r1]
+                        yield r0, r1, block
+                _gram_update_f32(K, rhs, noting_old_rhs(), T, col0=start)
+            else:
+                for r0, r1, block in blocks:
+                    K[:, start:] += block.T @ block[:, start:]
+                    rhs += block.T @ T[r0:r1]
+        new = K[start:, start:]
+        K[start:, start:] = np.triu(new) + np.triu(new, 1).T  # float32: the upper triangle
+        T = T.astype(np.float64)
+        return GramSums(X.shape[0], np.ascontiguousarray(K[:, start:]), rhs, T.T @ T)
 
     def extremes(self, Wh: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, float]:
         """``enhancement_extremes`` of a new group Wh over rows X (one Dask chunk)."""
@@ -757,7 +821,6 @@ class _BLS(BaseEstimator):
         primal Gram state from every chunk's sums (``DaskRows.gram_sums`` of ``BroadMap``).
         Fewer rows than nodes: the rows are gathered and fitted in memory (dual form)."""
         dtype = self._check_params()
-        _check_dask_dtype(dtype)
         rows, coding = self._training_rows(X, y, dtype, reset=True, **target_kw)
         self._fix_layout()
         self._fixed = fixed_parameters(self)
@@ -819,7 +882,6 @@ class _BLS(BaseEstimator):
     def _drop_rows(self):
         """Keep the primal Gram state of the rows learned instead of the rows (before Dask
         rows are learned)."""
-        _check_dask_dtype(self.sparse_weights_.dtype)
         if self.gram_ is None or self.gram_.form != "primal":
             self.gram_ = self._build_gram("primal")
         self._rows_learned = self.feature_nodes_.shape[0]
@@ -840,8 +902,8 @@ class _BLS(BaseEstimator):
         every row learned so far. The primal Gram K grows by the blocks [IᵀE; EᵀE + C·I] and
         IᵀT by EᵀT; the dual one by E Eᵀ. Then beta is re-solved by Cholesky. A model fitted on
         Dask keeps no rows: pass every row it learned as X, y (Dask collections or arrays), read
-        twice (the new shrink, then the sums of I with the new columns); rows that are not
-        those learned (their IᵀT differs) are refused.
+        twice (the new shrink, then I_oldᵀE, EᵀE and EᵀT only, ``BroadMap.column_sums``);
+        rows that are not those learned (their count or I_oldᵀT differs) are refused.
 
         Parameters
         ----------
@@ -879,18 +941,26 @@ class _BLS(BaseEstimator):
         shrink = enhancement_shrink(*extremes, Wh, self.shrink)
         wider = replace(layer, enhancement_weights=layer.enhancement_weights + (Wh,),
                         enhancement_shrink=layer.enhancement_shrink + (shrink,))
-        sums = rows.gram_sums(wider, self._readout_coding(coding))
-        old = sums.AtT[:gram.rhs.shape[0]]
+        L_old, L = layer.width, wider.width
+        sums = rows.column_sums(wider, self._readout_coding(coding), L_old)  # [I_old | E]ᵀE
+        # the rows' I_oldᵀT against the one learned: relative round-off of the sums' dtype
+        rtol = 1e-6 if dtype == np.float64 else 1e-3
         if sums.n != self._n_learned() or not np.allclose(
-                old, gram.rhs, rtol=1e-6, atol=1e-9 * max(1.0, np.abs(gram.rhs).max())):
+                sums.AtT[:L_old], gram.rhs, rtol=rtol,
+                atol=rtol * 1e-3 * max(1.0, np.abs(gram.rhs).max())):
             self.rng_.bit_generator.state = state
             raise ValueError(f"X, y: these {sums.n} rows are not the {self._n_learned()} rows "
                              "this model learned (their IᵀT differs); pass every row learned")
         self.enhancement_weights_.append(Wh)
         self.enhancement_shrink_.append(shrink)
-        self.gram_ = BroadGram("primal", add_to_diagonal(np.asfortranarray(sums.AtA),
-                                                         self.reg), sums.AtT)
-        with serial_if_small(float(wider.width) ** 3 / 3):
+        K = np.empty((L, L), order="F")
+        K[:L_old, :L_old] = gram.K
+        K[:, L_old:] = sums.AtA
+        K[L_old:, :L_old] = sums.AtA[:L_old].T
+        new = np.arange(L_old, L)
+        K[new, new] += self.reg
+        self.gram_ = BroadGram("primal", K, np.vstack([gram.rhs, sums.AtT[L_old:]]))
+        with serial_if_small(float(L) ** 3 / 3):
             return self._solve()
 
     def _add_enhancement_nodes(self, n_new):
@@ -1009,6 +1079,9 @@ class _BLS(BaseEstimator):
 
         A model fitted on Dask keeps no rows: pass the rows to forget as data,
         ``remove_rows(X, y)`` (Dask collections or arrays); the primal Gram loses their sums.
+        Only the sums are kept, so that the rows were learned cannot be checked: refused are
+        as many rows as were learned or more, and rows whose sum of squares of a column of I
+        exceeds the learned one; other rows not learned are subtracted all the same.
 
         Parameters
         ----------
@@ -1074,6 +1147,12 @@ class _BLS(BaseEstimator):
             raise ValueError(f"X: {sums.n} rows to forget, but this model learned "
                              f"{self._n_learned()}; cannot remove every learned row")
         K = np.asfortranarray(gram.K - sums.AtA)
+        # K_jj − C is the remaining rows' Σ I_ij² ≥ 0: below it (beyond the sums' round-off)
+        # the rows given were not all learned; subtler mismatches cannot be seen in the sums
+        rtol = 1e-8 if self.sparse_weights_.dtype == np.float64 else 1e-4
+        if (np.diag(K) - self.reg < -rtol * np.diag(gram.K)).any():
+            raise ValueError(f"X, y: these {sums.n} rows are not all among the rows this model "
+                             "learned (their sums of squares exceed the learned ones)")
         try:
             cho_factor(K, lower=False, check_finite=False)
         except np.linalg.LinAlgError:
@@ -1117,7 +1196,7 @@ class BLSRegressor(RegressorOutputs, RegressorMixin, _BLS):
         Precision of the broad layer and its Gram product (K and the Cholesky solve are
         float64). float32 halves the Gram time, but its round-off needs a larger reg, growing
         with the rows: too small a reg raises LinAlgError. Accuracy, time and memory of both on
-        MNIST: docs/results/precision.md. Dask input: float64 only.
+        MNIST: docs/results/precision.md. Dask input: the Gram sums are float64 either way.
     layer_rows : int or 'auto', default='auto'
         Rows the label-free layer (input scaling, windows, enhancement shrink) is learned from:
         that many distinct rows drawn uniformly (sorted positions, the first draws of
@@ -1204,7 +1283,7 @@ class BLSClassifier(ClassifierOutputs, ClassifierMixin, _BLS):
         Precision of the broad layer and its Gram product (K and the Cholesky solve are
         float64). float32 halves the Gram time, but its round-off needs a larger reg, growing
         with the rows: too small a reg raises LinAlgError. Accuracy, time and memory of both on
-        MNIST: docs/results/precision.md. Dask input: float64 only.
+        MNIST: docs/results/precision.md. Dask input: the Gram sums are float64 either way.
     layer_rows : int or 'auto', default='auto'
         Rows the label-free layer (input scaling, windows, enhancement shrink) is learned from:
         that many distinct rows drawn uniformly (sorted positions, the first draws of

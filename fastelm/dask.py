@@ -43,7 +43,9 @@ What the estimators do with Dask input (``fit`` / ``partial_fit`` / ``predict`` 
   task returns its GramSums of I and T, tree-added, and the readout is solved here. The
   increments read Dask rows the same way (``add_rows`` adds their sums, ``remove_rows``
   subtracts them); ``add_enhancement_nodes`` first finds the new group's shrink by
-  ``DaskRows.reduce`` (column maxima per chunk, combined in a tree).
+  ``DaskRows.reduce`` (column maxima per chunk, combined in a tree), then sums only the new
+  columns against every column (``DaskRows.column_sums``). float32 layers sum each chunk's
+  float32 products into float64 (``BroadMap.gram_sums``).
 * Classifiers find their classes with one Dask pass (``np.unique`` per chunk, merged in a
   tree) unless ``options(classes=...)`` gives them.
 * Predictions: ``map_rows`` maps a picklable block function over the row chunks; it returns a
@@ -217,10 +219,26 @@ def _chunk_arrays(X_block, y_block, y_columns, dtype, coding, n_features=None):
     return X, T
 
 
-def _gram_chunk(X_block, y_block, y_columns, feature_map, coding, n_features=None):
-    """GramSums (float64) of one row chunk, by the in-memory ``gram_sums`` on one thread."""
-    X, T = _chunk_arrays(X_block, y_block, y_columns, feature_map.dtype, coding, n_features)
+def _sums(X, T, feature_map):
+    """GramSums (float64) of rows X, T on this thread: the map's own ``gram_sums`` when it has
+    one (a BLS layer, whose float32 products are summed into float64 as in memory), else the
+    in-memory ``fastelm._gram.gram_sums``."""
+    own = getattr(feature_map, "gram_sums", None)
+    if own is not None:
+        return own(X, T)
     return gram_sums(X, T, feature_map, parallel=False).astype(np.float64)
+
+
+def _gram_chunk(X_block, y_block, y_columns, feature_map, coding, n_features=None):
+    """GramSums (float64) of one row chunk (``_sums``)."""
+    X, T = _chunk_arrays(X_block, y_block, y_columns, feature_map.dtype, coding, n_features)
+    return _sums(X, T, feature_map)
+
+
+def _column_chunk(X_block, y_block, y_columns, feature_map, coding, start, n_features):
+    """``feature_map.column_sums`` (float64) of one row chunk: columns ``start:`` of AᵀA."""
+    X, T = _chunk_arrays(X_block, y_block, y_columns, feature_map.dtype, coding, n_features)
+    return feature_map.column_sums(X, T, start)
 
 
 def _fold_gram_chunk(X_block, y_block, y_columns, feature_map, coding, fold_of, n_folds):
@@ -229,8 +247,8 @@ def _fold_gram_chunk(X_block, y_block, y_columns, feature_map, coding, fold_of, 
     X, T = _chunk_arrays(X_block, y_block, y_columns, feature_map.dtype, coding)
     if len(X) != len(fold_of):
         raise ValueError(f"a chunk has {len(X)} rows where {len(fold_of)} were counted")
-    return [gram_sums(X[fold_of == f], T[fold_of == f], feature_map,
-                      parallel=False).astype(np.float64) for f in list(range(n_folds)) + [-1]]
+    return [_sums(X[fold_of == f], T[fold_of == f], feature_map)
+            for f in list(range(n_folds)) + [-1]]
 
 
 def _split_gram_chunk(X_block, y_block, y_columns, feature_maps, coding, fold_of):
@@ -243,8 +261,7 @@ def _split_gram_chunk(X_block, y_block, y_columns, feature_maps, coding, fold_of
     out = []
     for k, feature_map in enumerate(feature_maps):
         test = fold_of == k
-        out += [gram_sums(X[rows], T[rows], feature_map, parallel=False).astype(np.float64)
-                for rows in (~test, test)]
+        out += [_sums(X[rows], T[rows], feature_map) for rows in (~test, test)]
     return out
 
 
@@ -537,19 +554,43 @@ class DaskRows:
         -------
         fastelm._gram.GramSums
         """
-        import dask
-        # one task holding the map and coding: not copied into every chunk's task
-        feature_map = dask.delayed(feature_map, traverse=False)
-        coding = dask.delayed(coding, traverse=False)
-        gram = dask.delayed(_gram_chunk, pure=True)
-        parts = [gram(xb, yb, self._y_columns, feature_map, coding, self.n_features)
-                 for xb, yb in self._pairs]
+        parts = self._chunk_tasks(_gram_chunk, feature_map, coding, self.n_features)
         sums, *n_y = self._compute(self._tree(parts, _sum),
                                    *([] if self._y_rows is None else [self._y_rows]))
         _unmatched_y(n_y[0] if n_y else None, sums.n)
         if sums.n == 0:
             raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
         return sums
+
+    def column_sums(self, feature_map: FeatureMap, coding: TargetCoding, start: int
+                    ) -> GramSums:
+        """The map's ``column_sums`` (float64) of every chunk, summed in a tree on the
+        workers: AtA holds the columns ``start:`` of AᵀA only (p × (p − start)), AtT = AᵀT.
+
+        Parameters
+        ----------
+        feature_map : picklable feature map with ``column_sums(X, T, start)``
+            (``fastelm.bls.BroadMap``)
+        coding : fastelm._targets.TargetCoding
+        start : int
+
+        Returns
+        -------
+        fastelm._gram.GramSums
+        """
+        parts = self._chunk_tasks(_column_chunk, feature_map, coding, start, self.n_features)
+        (sums,) = self._compute(self._tree(parts, _sum))
+        return sums
+
+    def _chunk_tasks(self, function, feature_map, coding, *args):
+        """One task per chunk, ``function(X_c, y_c, y_columns, feature_map, coding, *args)``;
+        the map and the coding are one task each, not copied into every chunk's task."""
+        import dask
+        feature_map = dask.delayed(feature_map, traverse=False)
+        coding = dask.delayed(coding, traverse=False)
+        part = dask.delayed(function, pure=True)
+        return [part(xb, yb, self._y_columns, feature_map, coding, *args)
+                for xb, yb in self._pairs]
 
     def targets(self) -> np.ndarray:
         """y in memory (one Dask pass over y), and the rows of each chunk, which later

@@ -35,8 +35,7 @@ from .._hat import (HAT_CV, bordered_gcv_sums_scores, gcv_sums_scores, hat_score
 from .._ridge import add_to_diagonal
 from .._rows import is_dask_input
 from .._validation import DType, RandomState, fixed_parameters
-from ..bls import (BLSClassifier, BLSRegressor, BroadGram, SignedTargets, _BLS,
-                   _check_dask_dtype, serial_if_small)
+from ..bls import BLSClassifier, BLSRegressor, BroadGram, SignedTargets, _BLS, serial_if_small
 from ._fold_sums import _FoldData, dask_test_folds, dual_grid, fold_sums
 from ._search import (GRID, SEARCH_CONSTRAINTS, _check_scorer, _SearchCV, _splits,
                       check_bool_grid, check_cv_string, check_grid, default_hat_kind)
@@ -237,7 +236,6 @@ class _BLSCV(_SearchCV, _BLS):
         if hat:
             raise ValueError(f"cv={cv!r} needs the rows in memory (each leverage needs its "
                              "row of I); use a KFold-like cv with Dask inputs")
-        _check_dask_dtype(dtype)
         rows, coding = self._training_rows(X, y, dtype, reset=True)
         coding = self._readout_coding(coding)
         targets = rows.targets()
