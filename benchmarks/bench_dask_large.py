@@ -20,7 +20,9 @@ chunk's Gram sums of I = [Z | E] on the workers (``fastelm.bls``); then the same
 memory on ``--memory-gb`` of the rows (the Dask fit of those rows against it: relative error of
 beta, test accuracies, times), and ``--mnist``: MNIST's 60000 training images as a dask array,
 the Dask fit against the in-memory fits with the same layer rows and with every row (MNIST is
-read by ``fastelm.datasets.load_mnist`` from $FASTELM_DATA). Results: docs/results/dask-bls/.
+read by ``fastelm.datasets.load_mnist`` from $FASTELM_DATA). ``--add-nodes N``: the time of
+``add_enhancement_nodes(N, X, y)`` on ``--memory-gb`` of rows against one whole-Gram pass.
+Results: docs/results/dask-bls/.
 
     nice -n 10 python -m benchmarks.bench_dask_large --model bls --gb 5 --d 1000 --windows 5 \
         --q 200 --chunk-rows 5000 --memory-limit 600MB --memory-gb 0.4 --mnist --mnist-q 500
@@ -249,6 +251,31 @@ def run_bls(gigabytes, n_features, n_enhancement, chunk_rows, memory_gb, seed=0,
     return out
 
 
+def run_bls_add_nodes(gigabytes, n_features, n_enhancement, n_new, chunk_rows, seed=0):
+    """``add_enhancement_nodes(n_new, X, y)`` of a BLSClassifier fitted on Dask (``gigabytes``
+    GB of X): its time (the shrink pass, then the new columns' cross sums I_oldᵀE, EᵀE, EᵀT),
+    against one pass of the whole Gram of the wider I, what the second pass computed before."""
+    X, y = make_data(gigabytes, n_features, chunk_rows, seed)
+    y = _classes(y)
+    model = _bls(seed, n_enhancement=n_enhancement).fit(X, y)
+    start = time.perf_counter()
+    model.add_enhancement_nodes(n_new, X, y)
+    seconds = time.perf_counter() - start
+    # the whole Gram of the wider I, as one pass of the fit computes it (private helpers)
+    rows, coding = model._training_rows(X, y, model.sparse_weights_.dtype, reset=False)
+    start = time.perf_counter()
+    whole = rows.gram_sums(model._broad_map(), coding)
+    whole_seconds = time.perf_counter() - start
+    new = slice(model.n_nodes_ - n_new, None)
+    K = model.gram_.K.copy()
+    K[new, new] -= model.reg * np.eye(n_new)
+    return {"add_nodes_rows": X.shape[0], "add_nodes_n_nodes": model.n_nodes_,
+            "add_nodes_new": n_new, "add_nodes_seconds": round(seconds, 1),
+            "add_nodes_whole_gram_pass_seconds": round(whole_seconds, 1),
+            "add_nodes_new_columns_rel_err_vs_whole_gram":
+                _rel(K[:, new], whole.AtA[:, new])}
+
+
 def run_bls_mnist(n_enhancement=2000, chunk_rows=5000, seed=0):
     """MNIST through Dask: the 60000 training images as a dask array (rows chunked), the
     reference preprocessing; against the in-memory fits with the same layer rows (10000,
@@ -307,6 +334,8 @@ def main(argv=None):
                         help="BLS: size fitted both on Dask and in memory")
     parser.add_argument("--layer-rows", default="auto", help="BLS layer_rows")
     parser.add_argument("--mnist", action="store_true", help="BLS: also MNIST through Dask")
+    parser.add_argument("--add-nodes", type=int, default=0,
+                        help="BLS: also time add_enhancement_nodes(N) on --memory-gb of rows")
     args = parser.parse_args(argv)
 
     from dask.distributed import Client, LocalCluster
@@ -327,6 +356,9 @@ def main(argv=None):
             layer_rows = args.layer_rows if args.layer_rows == "auto" else int(args.layer_rows)
             result = run_bls(args.gb, args.d, args.q, args.chunk_rows, args.memory_gb,
                              args.seed, layer_rows, args.windows)
+            if args.add_nodes:
+                result.update(run_bls_add_nodes(args.memory_gb, args.d, args.q, args.add_nodes,
+                                                args.chunk_rows, args.seed))
             if args.mnist:
                 result.update(run_bls_mnist(args.mnist_q, seed=args.seed))
         elif args.verify:
