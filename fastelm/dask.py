@@ -241,21 +241,24 @@ def _column_chunk(X_block, y_block, y_columns, feature_map, coding, start, n_fea
     return feature_map.column_sums(X, T, start)
 
 
-def _fold_gram_chunk(X_block, y_block, y_columns, feature_map, coding, fold_of, n_folds):
+def _fold_gram_chunk(X_block, y_block, y_columns, feature_map, coding, fold_of, n_folds,
+                     n_features=None):
     """[GramSums (float64) of the chunk's rows in fold f for f < n_folds] + [of its rows in
     no fold]: ``fold_of`` holds each row's fold (−1: none)."""
-    X, T = _chunk_arrays(X_block, y_block, y_columns, feature_map.dtype, coding)
+    X, T = _chunk_arrays(X_block, y_block, y_columns, feature_map.dtype, coding, n_features)
     if len(X) != len(fold_of):
         raise ValueError(f"a chunk has {len(X)} rows where {len(fold_of)} were counted")
     return [_sums(X[fold_of == f], T[fold_of == f], feature_map)
             for f in list(range(n_folds)) + [-1]]
 
 
-def _split_gram_chunk(X_block, y_block, y_columns, feature_maps, coding, fold_of):
+def _split_gram_chunk(X_block, y_block, y_columns, feature_maps, coding, fold_of,
+                      n_features=None):
     """[training sums of split 0, its validation sums, training sums of split 1, ...]
     (GramSums, float64) of one chunk: split k's I is ``feature_maps[k]`` (its own layer), its
     validation rows those with ``fold_of`` == k, its training rows the others."""
-    X, T = _chunk_arrays(X_block, y_block, y_columns, feature_maps[0].dtype, coding)
+    X, T = _chunk_arrays(X_block, y_block, y_columns, feature_maps[0].dtype, coding,
+                         n_features)
     if len(X) != len(fold_of):
         raise ValueError(f"a chunk has {len(X)} rows where {len(fold_of)} were counted")
     out = []
@@ -635,7 +638,7 @@ class DaskRows:
         gram = dask.delayed(_fold_gram_chunk, pure=True)
         o = self._offsets
         parts = [gram(xb, yb, self._y_columns, feature_map, coding, fold_of[o[i]:o[i + 1]],
-                      n_folds) for i, (xb, yb) in enumerate(self._pairs)]
+                      n_folds, self.n_features) for i, (xb, yb) in enumerate(self._pairs)]
         (sums,) = self._compute(self._tree(parts, _sum_lists))
         return sums
 
@@ -662,8 +665,8 @@ class DaskRows:
         coding = dask.delayed(coding, traverse=False)
         gram = dask.delayed(_split_gram_chunk, pure=True)
         o = self._offsets
-        parts = [gram(xb, yb, self._y_columns, feature_maps, coding, fold_of[o[i]:o[i + 1]])
-                 for i, (xb, yb) in enumerate(self._pairs)]
+        parts = [gram(xb, yb, self._y_columns, feature_maps, coding, fold_of[o[i]:o[i + 1]],
+                      self.n_features) for i, (xb, yb) in enumerate(self._pairs)]
         (sums,) = self._compute(self._tree(parts, _sum_lists))
         return list(zip(sums[0::2], sums[1::2]))
 

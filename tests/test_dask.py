@@ -600,6 +600,12 @@ def test_bls_cv_layer_per_split_on_dask_scorer_and_generator(client):
     _close(model.beta_, memory.beta_)
     with pytest.raises(ValueError, match=r"^cv: with Dask inputs the test folds must be"):
         BLSClassifierCV(cv=ShuffleSplit(3, random_state=0), n_enhancement=60).fit(Xd, yd)
+    import dask
+    ragged = da.concatenate([Xd[:900], da.from_delayed(dask.delayed(np.ascontiguousarray)(
+        X[900:, :5]), shape=(600, 7), dtype=float)])
+    for shared_layer in (False, True):
+        with pytest.raises(ValueError, match="X has a chunk with 5 columns where its other"):
+            BLSClassifierCV(**{**kw, "shared_layer": shared_layer}).fit(ragged, yd)
     for data in ((X, labels), (Xd, yd)):  # 1000 training rows per split
         with pytest.raises(ValueError, match=r"^layer_rows=1001 is more than the 1000 train"):
             BLSClassifierCV(**{**kw, "layer_rows": 1001}).fit(*data)

@@ -101,7 +101,7 @@ class _BLSCV(_SearchCV, _BLS):
 
     _penalty, _size = "reg", None
     # a subclass without the parameter (the multi-atlas CV) learns its layers from every row
-    layer_rows = "auto"
+    layer_rows: int | str = "auto"
     # the grids (regs, direct_links) are checked by fit; the refit validates the rest
     _parameter_constraints = {**{k: v for k, v in _BLS._parameter_constraints.items()
                                  if k not in ("reg", "direct_links")},
