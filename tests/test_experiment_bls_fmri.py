@@ -654,7 +654,11 @@ def test_site_standardisation_is_fitted_on_training_rows_only(tmp_path):
     assert np.abs(leaky - seen[1][0]).max() > 0.1
 
 
-def test_adhd200_run_writes_tables_transfer_and_plot(tmp_path):
+@pytest.mark.parametrize("kinds, n_splits", [
+    (("alff",), 5),  # the default suite: one kind (the scale-sensitive one)
+    pytest.param(("alff", "malff"), 5, marks=pytest.mark.slow),  # both kinds, the paper's 5
+])
+def test_adhd200_run_writes_tables_transfer_and_plot(tmp_path, kinds, n_splits):
     from sklearn.linear_model import LogisticRegression
     from fastelm.fmri import make_synthetic_adhd200
 
@@ -663,18 +667,19 @@ def test_adhd200_run_writes_tables_transfer_and_plot(tmp_path):
     models = {"BLS": BLSClassifier(n_enhancement=20, reg=0.1, preprocessing="reference"),
               "logistic l2": LogisticRegression(max_iter=500)}
     res = exp.run(out_dir=str(tmp_path / "out"), seed=0, data_dir=str(data), progress=False,
-                  models=models, settings=dict(n_repeats=1, n_permutations=3, n_jobs=1))
+                  models=models, features=kinds,
+                  settings=dict(n_splits=n_splits, n_repeats=1, n_permutations=3, n_jobs=1))
     out = tmp_path / "out"
     for name in ("results.md", "timings.md", "accuracy_vs_time.png", "per_site.md",
                  "transfer.md", "transfer.csv", "notes.md"):
         assert (out / name).is_file(), name
-    assert {r["features"] for r in res["rows"]} == {"alff", "malff"}
-    assert len(res["records"]) == 2 * 2 * 5  # kinds × models × folds
+    assert {r["features"] for r in res["rows"]} == set(kinds)
+    assert len(res["records"]) == len(kinds) * 2 * n_splits  # kinds × models × folds
     assert res["meta"]["data"]["adhd"]["subjects"] == 54
     transfer = (out / "transfer.md").read_text()
     assert "NYU → PU accuracy" in transfer and "PU → NYU accuracy" in transfer
     with open(out / "transfer.csv") as f:
-        assert len(list(csv.DictReader(f))) == 4  # kinds × models
+        assert len(list(csv.DictReader(f))) == len(kinds) * 2  # kinds × models
     notes = (out / "notes.md").read_text()
     assert "ADHD-200 ALFF tables" in notes and "ABIDE I accuracy" not in notes
     # the synthetic effect is found once the sites' scales are removed
@@ -756,10 +761,16 @@ def test_several_atlases_run_each_and_joined(tmp_path):
     assert exp.subjects.load(str(data), "connectivity", atlas="ho")[3].orphans == ["CC_0000001"]
     res = exp.run(out_dir=str(tmp_path / "out"), seed=0, data_dir=str(data), progress=False,
                   atlas=["cc200", "ho"], settings=dict(n_splits=3, subsample=None, n_jobs=1,
+                                                       dnn_max_iter=3,
                                                        bls_params=dict(n_enhancement=20)))
     kinds = {(r["features"], r["model"]) for r in res["rows"]}
     assert ("cc200+ho", "multi-atlas BLS-CV") in kinds and ("ho", "BLS-CV") in kinds
     assert ("cc200", "multi-atlas BLS-CV") not in kinds
+    # the deep comparator on the joined features, in the same folds
+    assert ("cc200+ho", "DNN") in kinds and ("cc200", "DNN") not in kinds
+    folds = {(r["model"], r["fold"]) for r in res["records"] if r["features"] == "cc200+ho"}
+    assert {f for m, f in folds if m == "DNN"} == {f for m, f in folds
+                                                  if m == "multi-atlas BLS-CV"} == {0, 1, 2}
     assert res["meta"]["data"]["abide"]["features"]["cc200+ho"] == 15 + 10
 
 

@@ -30,7 +30,8 @@ effect, ``null`` without) and the paper's five models, 10 folds × 10 repeats. W
 A folder of ADHD-200 ALFF tables (``<SITE>_alff_ds.mat`` + ``<SITE>_phenotypic.csv``) runs
 :mod:`.adhd200` instead (5-fold CV × 10, a per-site standardisation fitted on the training
 rows, the transfer between the sites); several atlases (``--atlas cc200 ho``) run
-:mod:`.multi_atlas` (each atlas and the atlases joined, with the multi-atlas BLS-CV);
+:mod:`.multi_atlas` (each atlas and the atlases joined, with the multi-atlas BLS-CV and the
+DNN);
 :mod:`.tables` lays finished runs out as the paper's Tables 4-6.
 
 Outputs in ``out_dir``: ``results.md``/``.csv`` (mean ± std of the five metrics),

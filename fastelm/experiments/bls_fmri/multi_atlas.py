@@ -143,8 +143,9 @@ class MultiAtlasBLSClassifierCV(BLSClassifierCV):
 def multi_atlas_models(widths, dnn_max_iter=200, bls_params=None):
     """The models of the multi-atlas comparison, ``{kind role: {name: estimator}}``: on each
     atlas BLS-CV and the l2 logistic regression; on the atlases joined also the multi-atlas
-    BLS-CV (one layer per atlas, BLS-CV's grids and layer settings) and BLS-CV with one
-    layer over the concatenated features."""
+    BLS-CV (one layer per atlas, BLS-CV's grids and layer settings), BLS-CV with one
+    layer over the concatenated features and the paper's 1000-600 DNN (the single-atlas
+    run's, ``dnn_max_iter`` epochs at most): the deep comparator of the joined features."""
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
@@ -158,7 +159,7 @@ def multi_atlas_models(widths, dnn_max_iter=200, bls_params=None):
     params.update(regs=BLS_CV_REGS, cv=INNER_FOLDS)
     joined = {"multi-atlas BLS-CV": make_pipeline(
         StandardScaler(), MultiAtlasBLSClassifierCV(atlas_features=list(widths), **params)),
-        **single}
+        **single, "DNN": base["DNN"]}
     return {"single": single, "joined": joined}
 
 
@@ -166,14 +167,14 @@ def run_multi_atlas(quick, out_dir, seed, data_dir, atlases, progress=True, *, s
                     settings=None, threads=1, strategy=None):
     """Each atlas's connectivity features and the atlases joined, on the subjects every atlas
     has, with the same stratified folds (site × diagnosis): BLS-CV and l2 logistic regression
-    per atlas, and on the joined features the multi-atlas BLS-CV beside them. Writes the
-    tables, plots and notes of ``run`` (the ``features`` column names the atlas or
+    per atlas, and on the joined features the multi-atlas BLS-CV and the DNN beside them.
+    Writes the tables, plots and notes of ``run`` (the ``features`` column names the atlas or
     ``a+b``); returns ``write_outputs``'s dict."""
     from .models import describe
     from .outputs import write_outputs
     from .protocol import FoldFeatures, cv_splits, run_splits
     from .records import data_entry, penalty_counts
-    from .settings import settings_for
+    from .settings import dnn_skip, settings_for
     from .subjects import _subsample, load
 
     start_all = time.perf_counter()
@@ -209,11 +210,13 @@ def run_multi_atlas(quick, out_dir, seed, data_dir, atlases, progress=True, *, s
         dropped={a: int(len(b.subject_ids) - len(common)) for a, b in zip(atlases, bunches)})
     records = []
     models = {}
+    skip = dnn_skip(cfg, len(splits))
     for kind in atlases + [joined]:
         kind_models = roles["joined" if kind == joined else "single"]
         models.update(kind_models)
         recs, _ = run_splits(ff, [kind], y, kind_models, splits, seed, threads=threads,
-                             progress=progress, desc=f"{name} CV {kind}", n_jobs=cfg["n_jobs"])
+                             progress=progress, desc=f"{name} CV {kind}", n_jobs=cfg["n_jobs"],
+                             skip=skip)
         records += [dict(r, **{"data set": name}) for r in recs]
     meta = {"quick": bool(quick), "seed": seed, "settings": cfg, "data": data,
             "data_dir": str(data_dir), "sites": None if sites is None else list(sites),

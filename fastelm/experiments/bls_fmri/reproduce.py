@@ -18,7 +18,7 @@ from ..common import one_run
 from .outputs import write_outputs
 from .records import _fixed_bls  # noqa: F401  (tests and callers import it from here)
 from .records import best_bls_permutation, data_entry, penalty_counts, site_accuracy
-from .settings import REAL_SETTINGS, SETTINGS, settings_for
+from .settings import REAL_SETTINGS, SETTINGS, dnn_skip, settings_for
 from .subjects import detect_atlas, load, subjects_and_folds
 from .protocol import KINDS, FoldFeatures, cv_splits, run_splits, site_splits
 
@@ -173,8 +173,7 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
                                                .shape[1]) if feat != "tangent" else int(
                 len(bunch.roi_names) * (len(bunch.roi_names) - 1) // 2)
         n_jobs = cfg["n_jobs"]
-        skip = [("DNN", i) for i in range(len(splits))
-                if cfg["dnn_folds"] is not None and i >= cfg["dnn_folds"]]
+        skip = dnn_skip(cfg, len(splits))
         kind_skip = cfg.get("kind_skip") or {}
         records, predictions, loso_records = [], {}, []
 

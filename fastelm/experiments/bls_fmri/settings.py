@@ -21,7 +21,8 @@ SETTINGS = {
 #: permutation test of the best BLS model (:func:`protocol.bls_permutation_test`).
 #: ``kind_skip``: models left out on a feature kind (the DNN on tangent features, for time).
 #: quick: 200 subjects drawn stratified by site × diagnosis, 5 folds, the DNN capped at 10
-#: epochs. ``dnn_folds``: run the DNN on the first k CV folds only (None: all).
+#: epochs. ``dnn_folds``: run the DNN on the first k CV folds only (None: all; the
+#: multi-atlas run's too).
 REAL_SETTINGS = {
     "full": dict(n_splits=10, n_repeats=1, dnn_max_iter=200,
                  features=("connectivity", "tangent"), kind_skip={"tangent": ("DNN",)},
@@ -45,3 +46,10 @@ def settings_for(quick=False, overrides=None, real=False, base=None):
         raise ValueError(f"unknown settings {sorted(unknown)}; known: {sorted(s)}")
     s.update(overrides or {})
     return s
+
+
+def dnn_skip(cfg, n_splits):
+    """The (model, split index) pairs left out by ``cfg['dnn_folds']``: the DNN on the splits
+    from the ``dnn_folds``-th on (none when it is None)."""
+    k = cfg.get("dnn_folds")
+    return [] if k is None else [("DNN", i) for i in range(k, n_splits)]
