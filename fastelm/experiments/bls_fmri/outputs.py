@@ -91,7 +91,8 @@ def write_outputs(out_dir, records, meta, loso_records=()):
             site_rows, p, models, title=f"{_plot_title(meta)}: out-of-fold CV accuracy per "
             "site (subjects)")))
     if loso_records:
-        plots.append(("leave_site_out.png", lambda p: plot_leave_site_out(loso_records, p)))
+        plots.append(("leave_site_out.png", lambda p: plot_leave_site_out(loso_records, p,
+                                                                          models)))
     for name, draw in plots:
         path = os.path.join(out_dir, name)
         if draw(path):
@@ -294,13 +295,17 @@ def read_per_site(path):
         return list(csv.DictReader(f))
 
 
-def plot_leave_site_out(loso_records, path):
-    """Accuracy on each held-out site (leave-one-site-out), one marker per model."""
+def plot_leave_site_out(loso_records, path, all_models=None):
+    """Accuracy on each held-out site (leave-one-site-out), one marker per model, coloured by
+    the model's place in ``all_models`` (the run's models) as in the accuracy-vs-time plot,
+    so a model keeps its colour when some (the DNN) are left out here."""
     plt = pyplot()
     if plt is None:  # pragma: no cover
         return False
     kinds = list(dict.fromkeys(r["features"] for r in loso_records))
     models = list(dict.fromkeys(r["model"] for r in loso_records))
+    order = list(all_models or []) + [m for m in models if m not in (all_models or [])]
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     sites = sorted(dict.fromkeys(r["site"] for r in loso_records))
     fig, axes = plt.subplots(len(kinds), 1, figsize=(max(8, 0.55 * len(sites) + 2),
                                                      3.4 * len(kinds) + 0.6), squeeze=False)
@@ -310,7 +315,8 @@ def plot_leave_site_out(loso_records, path):
                    if r["features"] == kind and r["model"] == m}
             mean = np.mean(list(acc.values()))
             ax.plot(np.arange(len(sites)) + 0.08 * (k - len(models) / 2),
-                    [acc[s] for s in sites], "o", ms=4, label=f"{m} (mean {mean:.3f})")
+                    [acc[s] for s in sites], "o", ms=4, label=f"{m} (mean {mean:.3f})",
+                    color=colors[order.index(m) % len(colors)])
         ax.axhline(0.5, color="grey", lw=0.8, ls=":")
         ax.set_xticks(np.arange(len(sites)))
         ax.set_xticklabels(sites, fontsize=7, rotation=45, ha="right")
