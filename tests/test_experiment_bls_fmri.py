@@ -390,6 +390,26 @@ def test_permutation_test_finds_the_effect_and_not_the_null(tmp_path):
     assert pvalues["effect"] < 0.05 < pvalues["null"]
 
 
+def test_leave_site_out_plot_keeps_each_models_colour(tmp_path, monkeypatch):
+    """A model left out of leave-site-out (the DNN) does not shift the others' colours: each
+    keeps the colour of its place in the run's model list, as in the accuracy-vs-time plot."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from fastelm.experiments.bls_fmri import outputs
+
+    figures = []
+    monkeypatch.setattr(plt, "close", figures.append)
+    records = [{"features": "connectivity", "model": m, "site": site, "accuracy": acc}
+               for m, acc in (("BLS", 0.6), ("logistic l2", 0.7)) for site in ("A", "B")]
+    assert outputs.plot_leave_site_out(records, str(tmp_path / "loso.png"),
+                                       ["BLS", "DNN", "logistic l2"])
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    drawn = {line.get_label().split(" (")[0]: line.get_color()
+             for line in figures[0].axes[0].get_lines() if "(mean" in line.get_label()}
+    assert drawn == {"BLS": colours[0], "logistic l2": colours[2]}
+
+
 def test_site_splits_hold_out_one_site_each():
     sites = np.array(["B", "A", "B", "C", "A", "C", "C"])
     splits = exp.site_splits(sites)
