@@ -251,20 +251,28 @@ def scale_inputs(X: np.ndarray, preprocessing: str, offset: np.ndarray | None,
     return affine_columns(np.array(X, dtype=X.dtype, order="C"), offset, gain, 0.0)
 
 
-def enhancement_extremes(Z: np.ndarray, Wh: np.ndarray, block_rows: int
-                         ) -> tuple[np.ndarray, float]:
+def enhancement_extremes(Z: np.ndarray, Wh: np.ndarray, block_rows: int,
+                         magnitude: bool = True) -> tuple[np.ndarray, float]:
     """(max_i (Z Wh[:-1])_ij for each column j, max_ij |(Z Wh[:-1])_ij + 0.1·Wh[-1, j]|) over
     the rows of the feature nodes Z, ``block_rows`` rows at a time: what the shrink of an
     enhancement group reads (``enhancement_shrink``). Maxima of disjoint row sets combine by
-    ``merge_extremes``."""
+    ``merge_extremes``. ``magnitude=False``: the second is NaN, not read (it matters only
+    when ``enhancement_top`` ≤ 0); no array beyond each block's product either way."""
     bias = BIAS * Wh[-1]
     top = np.full(Wh.shape[1], -np.inf, dtype=Wh.dtype)
-    magnitude = 0.0
+    largest = 0.0 if magnitude else np.nan
     for r0 in range(0, Z.shape[0], block_rows):
         T2 = Z[r0:r0 + block_rows] @ Wh[:-1]
         np.maximum(top, T2.max(axis=0), out=top)
-        magnitude = max(magnitude, float(np.abs(T2 + bias).max()))
-    return top, magnitude
+        if magnitude:
+            T2 += bias
+            largest = max(largest, float(T2.max()), -float(T2.min()))
+    return top, largest
+
+
+def enhancement_top(top: np.ndarray, Wh: np.ndarray) -> float:
+    """max(T2) = max_j (top_j + 0.1·Wh[-1, j]) from ``enhancement_extremes``' column maxima."""
+    return float((top + BIAS * Wh[-1]).max())
 
 
 def merge_extremes(*parts: tuple[np.ndarray, float]) -> tuple[np.ndarray, float]:
@@ -279,7 +287,7 @@ def enhancement_shrink(top: np.ndarray, magnitude: float, Wh: np.ndarray, shrink
     max(T2) = max_j (max_i (Z Wh)_ij + 0.1·Wh[-1, j]) exactly (rounding is monotone). Only when
     max(T2) ≤ 0 (a degenerate handful of rows) is max |T2| used instead.
     """
-    top = float((top + BIAS * Wh[-1]).max())
+    top = enhancement_top(top, Wh)
     if not top > 0:
         top = magnitude
     return shrink / top if top > 0 else shrink
@@ -630,7 +638,10 @@ class _BLS(BaseEstimator):
     def _enhancement_shrink(self, Z, Wh):
         """l = s / max(H2 Wh) over the rows of Z (``enhancement_shrink``), block by block."""
         Z = Z[:, self._links():]  # the feature nodes, after the direct links' inputs
-        extremes = enhancement_extremes(Z, Wh, self._block_rows(Wh.shape[1]))
+        rows = self._block_rows(Wh.shape[1])
+        extremes = enhancement_extremes(Z, Wh, rows, magnitude=False)
+        if not enhancement_top(extremes[0], Wh) > 0:  # degenerate: max |T2| is read too
+            extremes = enhancement_extremes(Z, Wh, rows)
         return enhancement_shrink(*extremes, Wh, self.shrink)
 
     def _broad_blocks(self, Z, rows=None):
