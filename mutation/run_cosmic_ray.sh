@@ -16,7 +16,7 @@ for name in "$@"; do
     cp -r "$root/fastelm" "$root/tests" "$root/setup.cfg" "$root/mutation" "$copy/"
     cd "$copy" || exit 1
     command=$(python -c "import sys, tomllib; print(tomllib.load(open(sys.argv[1], 'rb'))['cosmic-ray']['test-command'])" "$config")
-    if ! nice -n 10 bash -c "$command" > baseline.txt 2>&1; then
+    if ! nice -n 15 bash -c "$command" > baseline.txt 2>&1; then
         echo "$name: the tests fail before mutation (see $copy/baseline.txt)"
         continue
     fi
@@ -24,9 +24,11 @@ for name in "$@"; do
     cr-filter-operators session.sqlite "$config"
     python mutation/annotation_filter.py session.sqlite
     start=$(date +%s)
-    nice -n 10 cosmic-ray exec "$config" session.sqlite
+    nice -n 15 cosmic-ray exec "$config" session.sqlite
+    seconds=$(( $(date +%s) - start ))
+    run=$(sqlite3 session.sqlite "select count(*) from work_results where worker_outcome = 'NORMAL'" 2>/dev/null || echo 0)
     {
-        echo "$name: $(( $(date +%s) - start )) s"
+        echo "$name: $seconds s, $run mutants run, $(( seconds / (run > 0 ? run : 1) )) s per mutant"
         cr-report session.sqlite --show-pending | tail -3
         cr-report session.sqlite --show-diff --surviving-only
     } > report.txt 2>&1

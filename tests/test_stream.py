@@ -290,3 +290,22 @@ def test_what_the_learner_lacks_is_one_line():
                                          r"prequential\(\.\.\., classes=None\)"):
         prequential(NoClasses(), X, y)
     assert prequential(NoClasses(), X, y, classes=None, chunk_size=5).correct.shape == (20,)
+
+
+def test_gram_lower_numpy_equals_the_blas_intrinsic():
+    """``fastelm._kernels.blas.gram_lower_numpy`` (the stream kernel's syrk when kernels run
+    as plain Python, NUMBA_DISABLE_JIT=1) writes what the compiled dsyrk writes."""
+    from numba import njit
+
+    from fastelm._kernels.blas import gram_lower, gram_lower_numpy
+
+    @njit
+    def compiled(A, G, n):
+        gram_lower(A, G, n)
+
+    A = np.random.default_rng(3).standard_normal((9, 4))
+    got, expected = np.full((4, 4), 7.0), np.full((4, 4), 7.0)
+    compiled(A, expected, 6)
+    gram_lower_numpy(A, got, 6)
+    np.testing.assert_allclose(got, expected, rtol=1e-13)
+    assert (np.triu(got, 1) == np.triu(np.full((4, 4), 7.0), 1)).all()  # upper left as it was

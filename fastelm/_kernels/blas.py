@@ -5,10 +5,13 @@ flops of the general product ``np.dot(A.T, A)``), A (·×p) and G (p×p) C-conti
 The routine is SciPy's (``scipy.linalg.cython_blas``, the BLAS numpy's ``matmul`` and Numba's
 ``np.linalg`` also reach through SciPy), registered with LLVM under a fixed symbol name when this
 module is imported: compiled kernels refer to it by name, so they stay cacheable on disk.
+With ``NUMBA_DISABLE_JIT=1`` (kernels run as plain Python, as the mutation runs of
+``mutation/`` do) an intrinsic cannot run, and ``gram_lower`` is ``gram_lower_numpy``.
 """
+import numpy as np
 from llvmlite import binding as llvm
 from llvmlite import ir
-from numba.core import cgutils, types
+from numba.core import cgutils, config, types
 from numba.extending import get_cython_function_address, intrinsic
 
 _SYRK = "fastelm_dsyrk"
@@ -43,3 +46,13 @@ def gram_lower(typingctx, A, G, n):
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+def gram_lower_numpy(A, G, n):
+    """``gram_lower`` in NumPy: G's lower triangle ← A[:n]ᵀ A[:n], the strict upper left."""
+    lower = np.tril_indices(G.shape[0])
+    G[lower] = (A[:n].T @ A[:n])[lower]
+
+
+if config.DISABLE_JIT:
+    gram_lower = gram_lower_numpy  # noqa: F811 (no intrinsic runs without the compiler)
