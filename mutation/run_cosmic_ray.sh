@@ -6,14 +6,19 @@
 #     bash mutation/run_cosmic_ray.sh confounds metrics      # mutation/confounds.toml, ...
 #
 # Each copy's report.txt gets the counts and the survivors' diffs; a configuration whose tests
-# fail before any mutant is planted is skipped (its baseline.txt says why).
+# fail before any mutant is planted is skipped (its baseline.txt says why). Everything runs
+# under nice -n 15; a configuration's `ulimit -t` (CPU seconds) stops a hung mutant whatever the
+# machine's load, and its wall-clock `timeout` is long, so that a slow machine kills nothing.
 set -u -o pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 for name in "$@"; do
     config="mutation/$name.toml"
     copy="/tmp/fastelm-mutation-$name"
     rm -rf "$copy" && mkdir -p "$copy"
-    cp -r "$root/fastelm" "$root/tests" "$root/setup.cfg" "$root/mutation" "$copy/"
+    # -p keeps the sources' times, so the kernels compiled for an earlier copy at this path
+    # (cached outside it) stay valid: a run starts without minutes of compiling
+    cp -rp "$root/fastelm" "$root/tests" "$root/setup.cfg" "$root/mutation" "$copy/"
+    export NUMBA_CACHE_DIR="/tmp/fastelm-mutation-numba-cache"
     cd "$copy" || exit 1
     command=$(python -c "import sys, tomllib; print(tomllib.load(open(sys.argv[1], 'rb'))['cosmic-ray']['test-command'])" "$config")
     if ! nice -n 15 bash -c "$command" > baseline.txt 2>&1; then

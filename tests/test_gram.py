@@ -64,3 +64,33 @@ def test_solve_leaves_the_sums_unchanged_and_maps_pickle():
     np.testing.assert_array_equal(again.transform(X), fmap.transform(X))
     np.testing.assert_array_equal(fmap.transform(X, parallel=False), fmap.transform(X))
     assert gram_sums(X[:0], T[:0], fmap).n == 0
+
+
+@pytest.mark.mutant
+def test_sums_of_no_rows_are_zeros_and_of_one_row_its_products():
+    """``gram_sums`` of 0 rows: zero AᵀA, AᵀT, TᵀT of the right shapes in the map's dtype (not
+    an uninitialised buffer); of 1 row: its outer products (not the zeros of no rows)."""
+    X, T, fmap = _problem(3)
+    empty = gram_sums(X[:0], T[:0], fmap)
+    for got, shape in ((empty.AtA, (40, 40)), (empty.AtT, (40, 2)), (empty.TtT, (2, 2))):
+        assert got.shape == shape and got.dtype == fmap.dtype and not got.any()
+    one = gram_sums(X[:1], T[:1], fmap)
+    a, t = fmap.transform(X[:1])[0], T[0]
+    assert one.n == 1
+    for got, expected in ((one.AtA, np.outer(a, a)), (one.AtT, np.outer(a, t)),
+                          (one.TtT, np.outer(t, t))):
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.mutant
+def test_sums_are_frozen_and_compared_by_identity():
+    """``GramSums`` is immutable (a fold's sums are shared by every split) and, holding arrays,
+    compares by identity: ``==`` never asks an array for one truth value, and it hashes."""
+    import dataclasses
+
+    X, T, fmap = _problem(50)
+    sums = gram_sums(X, T, fmap)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        sums.n = 0
+    again = gram_sums(X, T, fmap)
+    assert sums == sums and sums != again and len({sums, again}) == 2
