@@ -94,3 +94,18 @@ def test_sums_are_frozen_and_compared_by_identity():
         sums.n = 0
     again = gram_sums(X, T, fmap)
     assert sums == sums and sums != again and len({sums, again}) == 2
+
+
+@pytest.mark.mutant
+def test_readout_takes_the_dual_form_only_below_the_width(monkeypatch):
+    """n ≥ p: the sums (A never whole, no n×n kernel); n < p: ridge_fit on the full A. Both
+    give the same beta, so only the path shows which form was taken."""
+    import fastelm._gram as gram
+
+    calls = []
+    monkeypatch.setattr(gram, "ridge_fit", lambda A, T, alpha: calls.append(A.shape) or
+                        ridge_fit(A, T, alpha))
+    for n in (1000, 40, 10):  # the map's width is 40
+        X, T, fmap = _problem(n)
+        ridge_readout(X, T, fmap, 1e-2)
+    assert calls == [(10, 40)]
