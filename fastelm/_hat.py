@@ -95,16 +95,29 @@ def hat_scores(spectrum, T, alphas, kind):
         return gcv_scores(lam, (C * C).sum(axis=1), float(np.einsum("ij,ij->", T, T)), n, m,
                           primal, alphas)
     alphas = np.asarray(alphas, dtype=np.float64)
+    fitted, leverage = _ridge_fits(spectrum, B * B, C, alphas)
+    return np.array([_hat_score(T, fitted[k], leverage[k], kind) for k in range(len(alphas))])
+
+
+def _ridge_fits(spectrum, BB, C, alphas):
+    """(T̂, h) at each α: the fitted values B diag(f(α)) C (n_α×n×m) and leverages
+    Σ_j B_ij² f_j(α) (n_α×n) of the module docstring; ``BB`` = B∘B, ``C`` = BᵀT."""
+    B, lam, primal = spectrum
+    n, (r, m) = B.shape[0], C.shape
     numerator = np.ones_like(lam) if primal else lam
     filters = numerator[:, None] / (lam[:, None] + alphas[None, :])  # r×n_α
-    fitted = (B @ (filters[:, :, None] * C[:, None, :]).reshape(len(lam), -1)
-              ).reshape(n, len(alphas), m)
-    residual = T[:, None, :] - fitted
-    with np.errstate(divide="ignore", invalid="ignore"):
-        leverage = (B * B) @ filters  # n×n_α
-        press = ((residual / (1.0 - leverage)[:, :, None]) ** 2).sum(axis=(0, 2))
-        scores = -press / (n * m)
-    return np.where(np.isfinite(scores), scores, np.nan)
+    fitted = (B @ (filters[:, :, None] * C[:, None, :]).reshape(r, -1)).reshape(n, len(alphas), m)
+    return np.moveaxis(fitted, 1, 0), (BB @ filters).T
+
+
+def kernel_scores(K, T, alphas, kind):
+    """``hat_scores`` in the dual form from the kernel K = AAᵀ (n×n): GCV by
+    ``tridiagonal_gcv`` (no eigenvector), exact leave-one-out from one eigh."""
+    T = np.asarray(T, dtype=np.float64)
+    if kind == GCV:
+        return tridiagonal_gcv(K, T, float(np.einsum("ij,ij->", T, T)), len(T), False, alphas)
+    lam, U = np.linalg.eigh(np.asarray(K, dtype=np.float64))
+    return hat_scores((U, np.maximum(lam, 0.0), False), T, alphas, kind)
 
 
 def bordered_hat_scores(spectrum, T, X, alphas, kind):
@@ -124,15 +137,12 @@ def bordered_hat_scores(spectrum, T, X, alphas, kind):
     alphas = np.asarray(alphas, dtype=np.float64)
     C, XB, BB = B.T @ T, B.T @ X, B * B
     XtX, XtT = X.T @ X, X.T @ T
-    numerator = np.ones_like(lam) if primal else lam
     linked, unlinked = np.full(len(alphas), np.nan), np.full(len(alphas), np.nan)
     step = max(1, BORDER_BLOCK_BYTES // (8 * n * (d + m)))  # penalties at a time
     for a0 in range(0, len(alphas), step):
         a = alphas[a0:a0 + step]
+        fitted, leverage = _ridge_fits(spectrum, BB, C, a)  # k×n×m, k×n
         D = 1.0 / (lam[:, None] + a[None, :])  # r×k
-        fitted = np.moveaxis((B @ ((numerator[:, None] * D)[:, :, None] * C[:, None, :])
-                              .reshape(r, -1)).reshape(n, len(a), m), 1, 0)  # k×n×m
-        leverage = (BB @ (numerator[:, None] * D)).T  # k×n
         DXB = D.T[:, :, None] * XB[None, :, :]  # k×r×d
         U = np.moveaxis((B @ np.moveaxis(DXB, 0, 1).reshape(r, -1)).reshape(n, len(a), d),
                         1, 0)  # B D X_B per penalty: k×n×d
@@ -326,8 +336,7 @@ def gcv_dual_penalty(A, T, alphas=None):
     K = A @ A.T
     if alphas is None:
         alphas = scaled_grid(np.trace(K), *A.shape)
-    return _best(alphas, tridiagonal_gcv(K, T, float(np.einsum("ij,ij->", T, T)), A.shape[0],
-                                         False, alphas))
+    return _best(alphas, kernel_scores(K, T, alphas, GCV))
 
 
 def _best(alphas, scores):

@@ -31,7 +31,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
 from .._base import ClassifierOutputs, RegressorOutputs
 from .._gram import GramSums
 from .._hat import (HAT_CV, bordered_gcv_sums_scores, gcv_sums_scores, hat_scores,
-                     hat_spectrum)
+                     hat_spectrum, kernel_scores)
 from .._ridge import add_to_diagonal
 from .._rows import is_dask_input
 from .._validation import DType, RandomState, fixed_parameters
@@ -260,7 +260,7 @@ class _BLSCV(_SearchCV, _BLS):
             else:
                 K = self._shared_kernel(link)
                 self._scale_penalties(lambda: np.trace(K), n, width)
-                spectrum = hat_spectrum(I, T, kernel=K)
+                return kernel_scores(K, T, self._alphas, kind)[:, None]
             return hat_scores(spectrum, T, self._alphas, kind)[:, None]
 
     def _gcv_table(self, sums, link):

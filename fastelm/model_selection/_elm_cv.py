@@ -43,7 +43,7 @@ from .._validation import (WEIGHT_SCALE, DType, Interval, RandomState, available
 from ..elm import ELMClassifier, ELMRegressor
 from ._fold_sums import _FoldData, dual_grid, dual_ridge, fold_sums, prefix_ridge
 from .._hat import (HAT_CV, bordered_gcv_sums_scores, bordered_hat_scores, bordered_pays,
-                     gcv_sums_scores, hat_scores, hat_spectrum)
+                     gcv_sums_scores, hat_scores, hat_spectrum, kernel_scores)
 from ._search import (GRID, SEARCH_CONSTRAINTS, _check_scorer, _SearchCV, _splits,
                       check_bool_grid, check_cv_string, check_grid, default_hat_kind)
 
@@ -342,7 +342,8 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
                 K += A[:, done:p] @ A[:, done:p].T
                 done = p
                 kernels[p] = K.copy()  # the refit's, when p is chosen
-                spectrum = hat_spectrum(A[:, :p], T, kernel=K)
+                table[:, s] = kernel_scores(K, T, self._alphas, kind)
+                continue
             table[:, s] = hat_scores(spectrum, T, self._alphas, kind)
         return table
 
