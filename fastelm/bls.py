@@ -517,6 +517,13 @@ class BroadGram:
         self.K = K
         self.rhs = rhs
 
+    @classmethod
+    def primal_of(cls, sums: GramSums, reg: float) -> "BroadGram":
+        """The primal state K = IᵀI + reg·I, rhs = IᵀT of ``fastelm._gram.GramSums`` of I
+        (copied: the sums stay as they are)."""
+        return cls("primal", add_to_diagonal(np.array(sums.AtA, dtype=np.float64, order="F"),
+                                             reg), np.array(sums.AtT, dtype=np.float64))
+
 
 class _BLS(BaseEstimator):
     _parameter_constraints = {
@@ -847,8 +854,7 @@ class _BLS(BaseEstimator):
         sums = rows.gram_sums(self._broad_map(), coding)
         self.feature_nodes_ = self.targets_ = None
         self._rows_learned = sums.n
-        self.gram_ = BroadGram("primal", add_to_diagonal(np.asfortranarray(sums.AtA),
-                                                         self.reg), sums.AtT)
+        self.gram_ = BroadGram.primal_of(sums, self.reg)
         with serial_if_small(L ** 3 / 3):
             return self._solve()
 

@@ -32,7 +32,6 @@ from .._base import ClassifierOutputs, RegressorOutputs
 from .._gram import GramSums
 from .._hat import (HAT_CV, bordered_gcv_sums_scores, gcv_sums_scores, hat_scores,
                      hat_spectrum, kernel_scores)
-from .._ridge import add_to_diagonal
 from .._rows import is_dask_input
 from .._validation import DType, RandomState, fixed_parameters
 from ..bls import BLSClassifier, BLSRegressor, BroadGram, SignedTargets, _BLS, serial_if_small
@@ -357,8 +356,7 @@ class _BLSCV(_SearchCV, _BLS):
             self.direct_links_ = link
             self.feature_nodes_ = self.targets_ = None
             self._rows_learned = total.n
-            self.gram_ = BroadGram("primal", add_to_diagonal(np.asfortranarray(total.AtA),
-                                                             self.reg_), total.AtT)
+            self.gram_ = BroadGram.primal_of(total, self.reg_)
             with serial_if_small(float(total.AtA.shape[0]) ** 3 / 3):
                 return self._solve()
         # the search's sums of all rows (float64 layers): the primal refit needs no pass
@@ -369,8 +367,7 @@ class _BLSCV(_SearchCV, _BLS):
         form = self._preferred_form()
         with serial_if_small(self._shared["work"]):
             if form == "primal" and total is not None and self.feature_nodes_.dtype == np.float64:
-                self.gram_ = BroadGram("primal", add_to_diagonal(np.array(total.AtA, order="F"),
-                                                                 self.reg_), total.AtT.copy())
+                self.gram_ = BroadGram.primal_of(total, self.reg_)
             else:
                 kernel = self._shared_kernel(link) if form == "dual" else None
                 self.gram_ = self._build_gram(form, kernel)
