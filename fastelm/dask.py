@@ -585,15 +585,19 @@ class DaskRows:
         (sums,) = self._compute(self._tree(parts, _sum))
         return sums
 
-    def _chunk_tasks(self, function, feature_map, coding, *args):
+    def _chunk_tasks(self, function, feature_map, coding, *args, per_row=None):
         """One task per chunk, ``function(X_c, y_c, y_columns, feature_map, coding, *args)``;
-        the map and the coding are one task each, not copied into every chunk's task."""
+        the map and the coding are one task each, not copied into every chunk's task.
+        ``per_row`` (an array over all rows, after ``targets``): the chunk's slice of it goes
+        before ``args``."""
         import dask
         feature_map = dask.delayed(feature_map, traverse=False)
         coding = dask.delayed(coding, traverse=False)
         part = dask.delayed(function, pure=True)
-        return [part(xb, yb, self._y_columns, feature_map, coding, *args)
-                for xb, yb in self._pairs]
+        o = self._offsets if per_row is not None else None
+        return [part(xb, yb, self._y_columns, feature_map, coding,
+                     *(() if o is None else (per_row[o[i]:o[i + 1]],)), *args)
+                for i, (xb, yb) in enumerate(self._pairs)]
 
     def targets(self) -> np.ndarray:
         """y in memory (one Dask pass over y), and the rows of each chunk, which later
@@ -632,13 +636,8 @@ class DaskRows:
         list of n_folds + 1 GramSums
             The last: the rows in no fold.
         """
-        import dask
-        feature_map = dask.delayed(feature_map, traverse=False)
-        coding = dask.delayed(coding, traverse=False)
-        gram = dask.delayed(_fold_gram_chunk, pure=True)
-        o = self._offsets
-        parts = [gram(xb, yb, self._y_columns, feature_map, coding, fold_of[o[i]:o[i + 1]],
-                      n_folds, self.n_features) for i, (xb, yb) in enumerate(self._pairs)]
+        parts = self._chunk_tasks(_fold_gram_chunk, feature_map, coding, n_folds,
+                                  self.n_features, per_row=fold_of)
         (sums,) = self._compute(self._tree(parts, _sum_lists))
         return sums
 
@@ -660,13 +659,8 @@ class DaskRows:
         -------
         list of (training GramSums, validation GramSums), one per split
         """
-        import dask
-        feature_maps = dask.delayed(list(feature_maps), traverse=False)
-        coding = dask.delayed(coding, traverse=False)
-        gram = dask.delayed(_split_gram_chunk, pure=True)
-        o = self._offsets
-        parts = [gram(xb, yb, self._y_columns, feature_maps, coding, fold_of[o[i]:o[i + 1]],
-                      self.n_features) for i, (xb, yb) in enumerate(self._pairs)]
+        parts = self._chunk_tasks(_split_gram_chunk, list(feature_maps), coding,
+                                  self.n_features, per_row=fold_of)
         (sums,) = self._compute(self._tree(parts, _sum_lists))
         return list(zip(sums[0::2], sums[1::2]))
 
