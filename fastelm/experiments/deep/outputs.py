@@ -7,9 +7,10 @@ from ..common import pyplot
 DEEP_MODELS = ("CCNN", "GCN")
 
 
-def write_abide_outputs(out_dir, records, curves, title=None, quick=False):
+def write_abide_outputs(out_dir, records, curves, title=None, quick=False, atlas=None):
     """The tables and plots of :func:`run_abide` from its records and curves; ``title``: the
-    accuracy-time plot's (default: 10-fold CV), ``quick``: "quick" in the curves' titles."""
+    accuracy-time plot's (default: 10-fold CV), ``quick``: "quick" in the curves' titles,
+    ``atlas``: named in them."""
     import os
 
     from ..bls_fmri.outputs import _write_records, plot_accuracy_time
@@ -31,7 +32,8 @@ def write_abide_outputs(out_dir, records, curves, title=None, quick=False):
              for m in DEEP_MODELS if any(c["model"] == m and c["features"] == kind
                                          for c in curves)},
             os.path.join(out_dir, f"training_curves_{kind.replace(' ', '_')}.png"),
-            title=f"{'quick: ' if quick else ''}{kind} features, one line per fold; inner "
+            title=f"{'quick: ' if quick else ''}{kind} features"
+                  + (f" (atlas {atlas})" if atlas else "") + ", one line per fold; inner "
                   "validation = 10% of each training fold")
     return rows, time_rows
 

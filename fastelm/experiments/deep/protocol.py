@@ -99,6 +99,7 @@ def run_abide(data_dir, out_dir, kinds=("connectivity",), *, atlas=None, seed=0,
     with open(os.path.join(out_dir, "curves.json"), "w") as f:
         json.dump({"subjects": int(len(y)), "patients": int(y.sum()), "curves": curves}, f)
     title = (f"{'quick: ' if quick else ''}{n_splits}-fold CV on site × diagnosis"
-             + (f" × {n_repeats} repeats" if n_repeats > 1 else "") + ", one thread per fit")
-    write_abide_outputs(out_dir, records, curves, title=title, quick=quick)
+             + (f" × {n_repeats} repeats" if n_repeats > 1 else "")
+             + (f", atlas {atlas}" if atlas else "") + ", one thread per fit")
+    write_abide_outputs(out_dir, records, curves, title=title, quick=quick, atlas=atlas)
     return records
