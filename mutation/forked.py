@@ -21,6 +21,8 @@ imported first: the child reloads Numba's configuration before anything compiles
 from __future__ import annotations
 
 import argparse
+import ast
+import difflib
 import importlib
 import json
 import os
@@ -30,6 +32,7 @@ import select
 import shlex
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
@@ -121,8 +124,8 @@ def serve(path: str) -> None:
         threading.Thread(target=_serve_one, args=(connection,), daemon=True).start()
 
 
-def run(path: str, cpu: int, env: list[str], args: list[str]) -> int:
-    """Send one pytest run to the server at `path`; print its output, return its exit code."""
+def _ask(path: str, cpu: int, env: list[str], args: list[str]) -> tuple[int, str]:
+    """One pytest run by the server at `path`: its exit code and output."""
     request = {"cwd": os.getcwd(), "cpu": cpu, "args": args,
                "env": dict(item.split("=", 1) for item in env)}
     client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -132,15 +135,138 @@ def run(path: str, cpu: int, env: list[str], args: list[str]) -> int:
     while not data.endswith(b"\n"):
         chunk = client.recv(1 << 20)
         if not chunk:
-            print("forked: the server closed the connection without an answer")
-            return 4
+            return 4, "forked: the server closed the connection without an answer\n"
         data += chunk
     answer = json.loads(data)
-    sys.stdout.write(answer["output"])
-    return answer["code"]
+    return answer["code"], answer["output"]
 
 
-def rewrite(command: str, path: str) -> str:
+def run(path: str, cpu: int, env: list[str], args: list[str], coverage: str | None = None) -> int:
+    """Send one pytest run to the server at `path`; print its output, return its exit code.
+
+    With `coverage` (the map `cover` wrote), first only the tests that executed the mutated
+    lines: a failure there is the outcome (every test it runs is in the full selection); if they
+    pass, the full selection decides, so a survivor is always one of the whole selection."""
+    if coverage is not None:
+        tests = covering_tests(coverage)
+        if tests:
+            code, output = _ask(path, cpu, env, _options(args) + tests)
+            if code not in (0, 4, 5):  # 4, 5: a node id pytest did not find; the full run
+                sys.stdout.write(f"forked: {len(tests)} covering tests\n" + output)
+                return code
+    code, output = _ask(path, cpu, env, args)
+    sys.stdout.write(output)
+    return code
+
+
+def _options(args: list[str]) -> list[str]:
+    """pytest's options of `args` without its paths and its -k expression."""
+    kept, words = [], iter(args)
+    for word in words:
+        if word in ("-k", "-m"):
+            next(words, None)
+        elif word in ("-p", "-W", "-o", "--tb"):
+            kept += [word, next(words, "")]
+        elif word.startswith("-"):
+            kept.append(word)
+    return kept
+
+
+def _header_lines(tree: ast.AST) -> dict[int, range]:
+    """For each line of the source, the lines of the statement (a compound statement's header
+    only) that holds it."""
+    lines: dict[int, range] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt):
+            body = [child for field in ("body", "orelse", "finalbody", "handlers", "cases")
+                    for child in getattr(node, field, []) or []]
+            end = min([child.lineno - 1 for child in body] + [node.end_lineno])
+            end = max(end, node.lineno)
+            span = range(node.lineno, end + 1)
+            for line in span:
+                if line not in lines or len(span) < len(lines[line]):
+                    lines[line] = span
+    return lines
+
+
+def covering_tests(path: str) -> list[str]:
+    """The tests (node ids) that executed a statement whose text differs from the pristine copy,
+    or [] when one of them ran at import or no test ran it (then the full selection decides)."""
+    with open(path) as handle:
+        record = json.load(handle)
+    tests: set[str] = set()
+    changed = False
+    for name, lines in record["lines"].items():
+        pristine = record["pristine"][name]
+        with open(name) as handle:
+            current = handle.read()
+        if current == pristine:
+            continue
+        changed = True
+        matcher = difflib.SequenceMatcher(None, pristine.splitlines(), current.splitlines(),
+                                          autojunk=False)
+        touched = {line + 1 for tag, i1, i2, _, _ in matcher.get_opcodes() if tag != "equal"
+                   for line in range(i1, max(i2, i1 + 1))}
+        spans = _header_lines(ast.parse(pristine))
+        for line in touched:
+            for statement_line in spans.get(line, [line]):
+                contexts = lines.get(str(statement_line), [])
+                if "" in contexts:
+                    return []
+                tests.update(contexts)
+    return sorted(tests) if changed else []
+
+
+def cover(config_path: str, out: str) -> int:
+    """Run the configuration's tests once under coverage with each test as its context and
+    write, for each line of its modules, the tests that executed it (and the pristine text)."""
+    import tomllib
+
+    import coverage
+
+    with open(config_path, "rb") as handle:
+        config = tomllib.load(handle)["cosmic-ray"]
+    command = rewrite(config["test-command"], "unused")
+    words = shlex.split(command.split(" -- ", 1)[1])
+    env = dict(os.environ, COVERAGE_FILE=".coverage.forked")
+    env.update(item.split("=", 1) for item in re.findall(r"--env (\S+)", command))
+    cpu = re.search(r"--cpu (\d+)", command)
+    modules = config["module-path"]
+    modules = modules if isinstance(modules, list) else [modules]
+    files = [os.path.join(root, name) for module in modules
+             for root, _, names in (os.walk(module) if os.path.isdir(module)
+                                    else [(os.path.dirname(module), None,
+                                           [os.path.basename(module)])])
+             for name in names if name.endswith(".py")]
+    limit = f"ulimit -t {4 * int(cpu.group(1))}; " if cpu and int(cpu.group(1)) else ""
+    arguments = ["--cov=fastelm", "--cov-context=test", "--cov-report="] + words
+    done = subprocess.run(["bash", "-c", limit + 'exec python -m pytest "$@"', "pytest"]
+                          + arguments, env=env)
+    if done.returncode != 0:
+        return done.returncode
+    data = coverage.CoverageData(".coverage.forked")
+    data.read()
+    record: dict = {"lines": {}, "pristine": {}}
+    for measured in data.measured_files():
+        name = os.path.relpath(measured)
+        if name not in files:
+            continue
+        contexts = data.contexts_by_lineno(measured)
+        record["lines"][name] = {str(line): sorted({context.rsplit("|", 1)[0] if "|" in
+                                                    context else "" for context in names})
+                                 for line, names in contexts.items()}
+    for name in files:
+        record["lines"].setdefault(name, {})
+        with open(name) as handle:
+            record["pristine"][name] = handle.read()
+    with open(out, "w") as handle:
+        json.dump(record, handle)
+    covered = sum(len(lines) for lines in record["lines"].values())
+    print(f"forked: {covered} lines of {len(files)} files mapped to their tests in {out}")
+    return 0
+
+
+def rewrite(command: str, path: str, coverage: str | None = None) -> str:
     """The `run` command for a configuration's test command (``env NAME=VALUE ...``, ``bash -c
     "ulimit -t N; exec python -m pytest ..."`` or ``python -m pytest ...``)."""
     words = shlex.split(command)
@@ -162,6 +288,7 @@ def rewrite(command: str, path: str) -> str:
     if words[:3] != ["python", "-m", "pytest"]:
         raise SystemExit(f"forked: not a pytest command: {command!r}")
     options = [f"--cpu {cpu}"] + [f"--env {shlex.quote(item)}" for item in env]
+    options += [f"--coverage {shlex.quote(coverage)}"] if coverage else []
     return shlex.join(["python", "mutation/forked.py", "run", path]) + " " + " ".join(options) + " -- " + shlex.join(words[3:])
 
 
@@ -174,10 +301,15 @@ def main(argv: list[str] | None = None) -> int:
     run_parser.add_argument("socket")
     run_parser.add_argument("--cpu", type=int, default=0, help="CPU seconds (ulimit -t)")
     run_parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE")
+    run_parser.add_argument("--coverage", help="the map `cover` wrote: covering tests first")
     run_parser.add_argument("args", nargs="*", help="after --: pytest's arguments")
+    cover_parser = commands.add_parser("cover", help="map each line to the tests that ran it")
+    cover_parser.add_argument("config")
+    cover_parser.add_argument("out")
     rewrite_parser = commands.add_parser("rewrite", help="print the run command for a config")
     rewrite_parser.add_argument("config")
     rewrite_parser.add_argument("socket")
+    rewrite_parser.add_argument("--coverage", help="the map `cover` wrote")
     argv = sys.argv[1:] if argv is None else argv
     pytest_args = argv[argv.index("--") + 1:] if "--" in argv else []
     options = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
@@ -186,12 +318,15 @@ def main(argv: list[str] | None = None) -> int:
 
         with open(options.config, "rb") as handle:
             config = tomllib.load(handle)
-        print(rewrite(config["cosmic-ray"]["test-command"], options.socket))
+        print(rewrite(config["cosmic-ray"]["test-command"], options.socket, options.coverage))
         return 0
     if options.command == "serve":
         serve(options.socket)
         return 0
-    return run(options.socket, options.cpu, options.env, options.args + pytest_args)
+    if options.command == "cover":
+        return cover(options.config, options.out)
+    return run(options.socket, options.cpu, options.env, options.args + pytest_args,
+               options.coverage)
 
 
 if __name__ == "__main__":

@@ -5,19 +5,23 @@
 #
 #     bash mutation/run_cosmic_ray.sh confounds metrics      # mutation/confounds.toml, ...
 #     bash mutation/run_cosmic_ray.sh --no-fork confounds    # a fresh python per mutant
+#     bash mutation/run_cosmic_ray.sh --coverage model_selection   # covering tests first
 #
 # By default each mutant's pytest is forked from a server that has imported the libraries once
 # (mutation/forked.py: the configuration's test command rewritten to `forked.py run`), which
 # saves the seconds of imports every mutant otherwise pays; --no-fork runs the configuration's
-# test command as written.
+# test command as written. --coverage first maps each line of the module to the tests that
+# execute it (one run under coverage, each test its own context) and runs a mutant's covering
+# tests first: when they fail the mutant is killed, otherwise the full selection decides.
 # Each copy's report.txt gets the counts and the survivors' diffs; a configuration whose tests
 # fail before any mutant is planted is skipped (its baseline.txt says why). Everything runs
 # under nice -n 15; a configuration's `ulimit -t` (CPU seconds) stops a hung mutant whatever the
 # machine's load, and its wall-clock `timeout` is long, so that a slow machine kills nothing.
 set -u -o pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-fork=1
+fork=1 coverage=0
 if [ "${1:-}" = "--no-fork" ]; then fork=0; shift; fi
+if [ "${1:-}" = "--coverage" ]; then coverage=1; shift; fi
 for name in "$@"; do
     config="mutation/$name.toml"
     copy="/tmp/fastelm-mutation-$name"
@@ -33,14 +37,20 @@ for name in "$@"; do
         nice -n 15 python mutation/forked.py serve "$socket" > forked.log 2>&1 &
         server=$!
         for _ in $(seq 120); do [ -S "$socket" ] && break; sleep 1; done
-        python - "$config" "$socket" <<'PY'
+        map=""
+        if [ "$coverage" = 1 ]; then
+            map="$copy/coverage-map.json"
+            nice -n 15 python mutation/forked.py cover "$config" "$map" > coverage.txt 2>&1 \
+                || { echo "$name: the coverage run failed (see $copy/coverage.txt)"; kill "$server"; continue; }
+        fi
+        python - "$config" "$socket" "$map" <<'PY'
 import json, re, sys
 sys.path.insert(0, "mutation")
 import tomllib
 from forked import rewrite
-path, socket = sys.argv[1:]
+path, socket, map = sys.argv[1:]
 text = open(path).read()
-command = rewrite(tomllib.loads(text)["cosmic-ray"]["test-command"], socket)
+command = rewrite(tomllib.loads(text)["cosmic-ray"]["test-command"], socket, map or None)
 text = re.sub(r"(?m)^test-command = .*$", lambda _: "test-command = " + json.dumps(command), text)
 open(path, "w").write(text)
 PY
