@@ -23,7 +23,9 @@ from __future__ import annotations
 import argparse
 import ast
 import difflib
+import gc
 import importlib
+import importlib.metadata
 import json
 import os
 import re
@@ -62,7 +64,8 @@ def _child(request: dict, output: int) -> None:
     sys.path.insert(0, request["cwd"])
     import pytest
 
-    code = pytest.main(request["args"])
+    # the plugins imported here before pytest could rewrite their asserts: not a test's concern
+    code = pytest.main(["-W", "ignore::pytest.PytestAssertRewriteWarning"] + request["args"])
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(int(code))
@@ -111,8 +114,15 @@ def serve(path: str) -> None:
             importlib.import_module(name)
         except Exception:  # an optional library that is missing or broken: the child imports it
             pass
+    # pytest's plugins (imported with assertion rewriting, seconds, in every child otherwise)
+    for entry in importlib.metadata.entry_points(group="pytest11"):
+        try:
+            entry.load()
+        except Exception:
+            pass
     if any(name == "fastelm" or name.startswith("fastelm.") for name in sys.modules):
         raise SystemExit("forked: a preloaded library imported fastelm; mutants would not see it")
+    gc.freeze()  # the libraries' objects: never collected, never copied, in a child
     if os.path.exists(path):
         os.unlink(path)
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -6,6 +6,7 @@
 #     bash mutation/run_cosmic_ray.sh confounds metrics      # mutation/confounds.toml, ...
 #     bash mutation/run_cosmic_ray.sh --no-fork confounds    # a fresh python per mutant
 #     bash mutation/run_cosmic_ray.sh --coverage model_selection   # covering tests first
+#     bash mutation/run_cosmic_ray.sh --resume connectome    # go on with a stopped run
 #
 # By default each mutant's pytest is forked from a server that has imported the libraries once
 # (mutation/forked.py: the configuration's test command rewritten to `forked.py run`), which
@@ -19,17 +20,34 @@
 # machine's load, and its wall-clock `timeout` is long, so that a slow machine kills nothing.
 set -u -o pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-fork=1 coverage=0
-if [ "${1:-}" = "--no-fork" ]; then fork=0; shift; fi
-if [ "${1:-}" = "--coverage" ]; then coverage=1; shift; fi
+fork=1 coverage=0 resume=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --no-fork) fork=0 ;;
+        --coverage) coverage=1 ;;
+        --resume) resume=1 ;;
+        *) break ;;
+    esac
+    shift
+done
 for name in "$@"; do
     config="mutation/$name.toml"
     copy="/tmp/fastelm-mutation-$name"
-    rm -rf "$copy" && mkdir -p "$copy"
-    # -p keeps the sources' times, so the kernels compiled for an earlier copy at this path
-    # (cached outside it) stay valid: a run starts without minutes of compiling
-    cp -rp "$root/fastelm" "$root/tests" "$root/setup.cfg" "$root/mutation" "$copy/"
     export NUMBA_CACHE_DIR="/tmp/fastelm-mutation-numba-cache"
+    if [ "$resume" = 1 ]; then
+        # a stopped run: its copy's mutated files back to the repository's (unchanged since the
+        # copy was made), the newest forked.py, the session's pending mutants
+        [ -f "$copy/session.sqlite" ] || { echo "$name: no session to resume in $copy"; continue; }
+        (cd "$root" && git ls-files fastelm) | while read -r file; do
+            cmp -s "$root/$file" "$copy/$file" || { echo "$name: restoring $file"; cp -p "$root/$file" "$copy/$file"; }
+        done
+        cp -p "$root/mutation/forked.py" "$copy/mutation/"
+    else
+        rm -rf "$copy" && mkdir -p "$copy"
+        # -p keeps the sources' times, so the kernels compiled for an earlier copy at this path
+        # (cached outside it) stay valid: a run starts without minutes of compiling
+        cp -rp "$root/fastelm" "$root/tests" "$root/setup.cfg" "$root/mutation" "$copy/"
+    fi
     cd "$copy" || exit 1
     server=""
     if [ "$fork" = 1 ]; then
@@ -38,32 +56,35 @@ for name in "$@"; do
         server=$!
         for _ in $(seq 120); do [ -S "$socket" ] && break; sleep 1; done
         map=""
-        if [ "$coverage" = 1 ]; then
+        if [ "$coverage" = 1 ] && [ ! -f "$copy/coverage-map.json" ]; then
             map="$copy/coverage-map.json"
-            nice -n 15 python mutation/forked.py cover "$config" "$map" > coverage.txt 2>&1 \
+            nice -n 15 python mutation/forked.py cover "$root/$config" "$map" > coverage.txt 2>&1 \
                 || { echo "$name: the coverage run failed (see $copy/coverage.txt)"; kill "$server"; continue; }
         fi
-        python - "$config" "$socket" "$map" <<'PY'
+        [ "$coverage" = 1 ] && map="$copy/coverage-map.json"
+        python - "$root/$config" "$config" "$socket" "$map" <<'PY'
 import json, re, sys
 sys.path.insert(0, "mutation")
 import tomllib
 from forked import rewrite
-path, socket, map = sys.argv[1:]
-text = open(path).read()
+source, path, socket, map = sys.argv[1:]
+text = open(source).read()
 command = rewrite(tomllib.loads(text)["cosmic-ray"]["test-command"], socket, map or None)
 text = re.sub(r"(?m)^test-command = .*$", lambda _: "test-command = " + json.dumps(command), text)
 open(path, "w").write(text)
 PY
     fi
     command=$(python -c "import sys, tomllib; print(tomllib.load(open(sys.argv[1], 'rb'))['cosmic-ray']['test-command'])" "$config")
-    if ! nice -n 15 bash -c "$command" > baseline.txt 2>&1; then
-        echo "$name: the tests fail before mutation (see $copy/baseline.txt)"
-        [ -n "$server" ] && kill "$server"
-        continue
+    if [ "$resume" = 0 ]; then
+        if ! nice -n 15 bash -c "$command" > baseline.txt 2>&1; then
+            echo "$name: the tests fail before mutation (see $copy/baseline.txt)"
+            [ -n "$server" ] && kill "$server"
+            continue
+        fi
+        cosmic-ray init "$config" session.sqlite
+        cr-filter-operators session.sqlite "$config"
+        python mutation/annotation_filter.py session.sqlite
     fi
-    cosmic-ray init "$config" session.sqlite
-    cr-filter-operators session.sqlite "$config"
-    python mutation/annotation_filter.py session.sqlite
     start=$(date +%s)
     nice -n 15 cosmic-ray exec "$config" session.sqlite
     seconds=$(( $(date +%s) - start ))
