@@ -38,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 PRELOAD = (
     "numpy", "scipy.linalg", "scipy.stats", "scipy.sparse", "sklearn", "sklearn.base",
@@ -139,7 +140,14 @@ def _ask(path: str, cpu: int, env: list[str], args: list[str]) -> tuple[int, str
     request = {"cwd": os.getcwd(), "cpu": cpu, "args": args,
                "env": dict(item.split("=", 1) for item in env)}
     client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    client.connect(path)
+    for attempt in range(600):  # a server still importing: wait, never fail (a false kill)
+        try:
+            client.connect(path)
+            break
+        except (FileNotFoundError, ConnectionRefusedError):
+            time.sleep(0.5)
+    else:
+        raise SystemExit(f"forked: no server at {path}")
     client.sendall(json.dumps(request).encode() + b"\n")
     data = b""
     while not data.endswith(b"\n"):

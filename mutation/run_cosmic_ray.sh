@@ -52,6 +52,7 @@ for name in "$@"; do
     server=""
     if [ "$fork" = 1 ]; then
         socket="$copy/forked.sock"
+        rm -f "$socket"
         nice -n 15 python mutation/forked.py serve "$socket" > forked.log 2>&1 &
         server=$!
         for _ in $(seq 120); do [ -S "$socket" ] && break; sleep 1; done
