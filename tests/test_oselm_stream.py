@@ -503,3 +503,19 @@ def test_oselm_equals_batch_elm_after_every_chunk():
         batch = ELMRegressor(n_hidden=40, alpha=1e-2, random_state=0).fit(X[:start], y[:start])
         np.testing.assert_allclose(online.predict(X), batch.predict(X), rtol=1e-8, atol=1e-9,
                                    err_msg=f"after {start} rows")
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("n_classes", [3, 5])
+def test_logistic_rows_of_a_class_ahead_by_more_than_exp_can_hold(n_classes):
+    """Softmax from the largest score, wherever it is: a class 800 ahead (exp(800)
+    overflows) gives p one-hot, weight 0 and u = t − p, never NaN (planted by cosmic-ray:
+    the largest score's search ``>`` → ``==`` or ``!=``, started at column 1 or from 2)."""
+    from fastelm._kernels.stream import logistic_rows
+
+    S = 800.0 * np.eye(n_classes)  # row i: class i ahead
+    T = np.eye(n_classes)[::-1]
+    U, w = np.full_like(S, np.nan), np.full(n_classes, np.nan)
+    logistic_rows(S, T, U, w)
+    np.testing.assert_array_equal(w, 0.0)
+    np.testing.assert_array_equal(U, T - np.eye(n_classes))

@@ -309,3 +309,74 @@ def test_gram_lower_numpy_equals_the_blas_intrinsic():
     gram_lower_numpy(A, got, 6)
     np.testing.assert_allclose(got, expected, rtol=1e-13)
     assert (np.triu(got, 1) == np.triu(np.full((4, 4), 7.0), 1)).all()  # upper left as it was
+
+
+@pytest.mark.mutant
+def test_compiled_loop_learns_every_chunk_while_its_bound_trusts_k(monkeypatch):
+    """``_trusted`` is alpha / (√p ‖K‖₁) ≥ rcond_min (true at equality); while it holds the
+    compiled loop learns every chunk, and once it fails it hands back after that chunk
+    (planted by cosmic-ray: ``>=`` → ``>``, ``<``, ``<=``, ``==``, ``!=``; ``* norm`` →
+    ``/ norm``, ``* np.sqrt(p)`` → ``/``; the norm started at 1, a column's sum at ±1; either
+    loop of the norm run zero times; the hand-back test's ``not`` dropped or doubled)."""
+    import fastelm.elm
+    from fastelm._kernels.stream import _trusted
+
+    K = np.array([[3.0, -1.0, 0.0, 0.5], [-1.0, 4.0, 2.0, 0.0], [0.0, 2.0, 1.0, -1.0],
+                  [0.5, 0.0, -1.0, 2.0]])  # ‖K‖₁ = 7 (its second column), √p = 2
+    for scale in (1.0, 1 / 16):  # ‖K‖₁ = 7 and 7/16 (below 1)
+        alpha = 0.125 * 2.0 * 7.0 * scale  # exactly rcond_min √p ‖K‖₁ at rcond_min = 1/8
+        assert _trusted(K * scale, alpha, 0.125) and _trusted(K * scale, 2 * alpha, 0.125)
+        assert not _trusted(K * scale, np.nextafter(alpha, 0.0), 0.125)
+        assert not _trusted(K * scale, alpha, np.nextafter(0.125, 1.0))
+    learned, loop = [], fastelm.elm.test_then_train
+    monkeypatch.setattr(fastelm.elm, "test_then_train",
+                        lambda *args: learned.append(loop(*args)) or learned[-1])
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((400, 3))
+    y = (X[:, 0] - X[:, 2] > 0).astype(int)
+    for rcond_min, chunks in ((fastelm.elm.RCOND_MIN, 3), (1.0, 1)):  # 1.0: no K trusted
+        monkeypatch.setattr(fastelm.elm, "RCOND_MIN", rcond_min)
+        model = OSELMClassifier(n_hidden=10, alpha=0.5, window=150, random_state=0)
+        prequential(model, X, y, chunk_size=100)
+        assert learned[-1] == chunks
+
+
+@pytest.mark.mutant
+def test_compiled_loop_of_one_chunk_or_none_equals_the_per_call_path():
+    """Streams of two chunks and of one: the loop predicts and learns one chunk, its buffers
+    sized by that chunk, or has no chunk to run (planted by cosmic-ray: the largest chunk taken
+    as ``stops[c] − stops[c − 2]``, 0 rows for one chunk; started at −1 rows, for none)."""
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((200, 4))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    for n in (200, 80):
+        fused, plain = (OSELMClassifier(n_hidden=10, alpha=0.2, loss="logistic",
+                                        random_state=0) for _ in range(2))
+        a = prequential(fused, X[:n], y[:n], chunk_size=100)
+        b = prequential(plain, X[:n], y[:n], chunk_size=100, fused=False)
+        np.testing.assert_array_equal(a.correct, b.correct)
+        assert np.linalg.norm(fused.rls_.beta - plain.rls_.beta) <= \
+            1e-12 * np.linalg.norm(plain.rls_.beta)
+    assert np.isnan(a.correct).all() and a.rows.tolist() == [80]  # only learned
+
+
+@pytest.mark.mutant
+def test_compiled_loop_takes_the_first_class_when_every_score_is_minus_inf():
+    """Scores tied at −inf (a readout that overflowed: one node, K = alpha = 1e-300 and HᵀT =
+    −1e10, so beta = −1e310) go to the first class, as argmax (planted by cosmic-ray: the
+    running best's start 0 → 1 or −1, kept when no score beats −inf)."""
+    from fastelm._hidden import check_activation
+    from fastelm._kernels.stream import test_then_train
+
+    X = np.linspace(-1.0, 1.0, 8)[:, None]
+    T = np.eye(3)[np.arange(8) % 3]
+    K, HtT = np.array([[1e-300]]), np.full((1, 3), -1e10)
+    predicted = np.full(8, 7)
+    with np.errstate(over="ignore"):  # the overflow is the point (as plain Python)
+        test_then_train(X, T, np.ones(8), np.ones((1, 1)), np.zeros(1),
+                        check_activation("sigmoid"), False, False, K, HtT, 1e-300, 1.0, 0,
+                        np.array([0, 8]), 0.0, predicted)
+    scores = 1.0 / (1.0 + np.exp(-X)) * np.full((1, 3), -np.inf)  # sigmoid(x) > 0 times beta
+    assert np.all(scores == -np.inf)
+    np.testing.assert_array_equal(predicted, np.argmax(scores, axis=1))
+    np.testing.assert_array_equal(predicted, 0)
