@@ -248,12 +248,13 @@ def test_sparse_input_reaches_the_model_as_sparse():
 
 
 @pytest.mark.mutant
-@pytest.mark.parametrize("shape_X, shape_y", [((5, 1, 1), (5,)), ((5, 1), (5, 1)),
-                                              ((5, 1), ())])
+@pytest.mark.parametrize("shape_X, shape_y", [((5, 1, 1), (5,)), ((5,), (5,)), ((5, 1), (5, 1)),
+                                              ((5, 1), ()), ((4, 1), (5,))])
 def test_inputs_of_other_dimensions_raise_one_line_errors(shape_X, shape_y):
-    """X must be 2-D and y 1-D: a 3-D X, a column y and a scalar y are refused with the
-    shapes named (planted by cosmic-ray: ``rows.ndim != 2`` → ``< 2``, ``y.ndim != 1`` →
-    ``< 1`` or ``> 1``, the scalar then failing in len())."""
+    """X must be 2-D and y 1-D with as many rows: a 3-D or 1-D X, a column or scalar y, fewer
+    rows of X than labels are refused with the shapes named (planted by cosmic-ray:
+    ``rows.ndim != 2`` → ``< 2``, ``> 2``, ``!= 1``; ``y.ndim != 1`` → ``< 1`` or ``> 1``,
+    the scalar then failing in len(); ``rows.shape[0] != len(y)`` → ``>``)."""
     with pytest.raises(ValueError, match="X must be 2-D and y 1-D"):
         prequential(_Recorder(), np.zeros(shape_X), np.zeros(shape_y))
 
@@ -380,3 +381,86 @@ def test_compiled_loop_takes_the_first_class_when_every_score_is_minus_inf():
     assert np.all(scores == -np.inf)
     np.testing.assert_array_equal(predicted, np.argmax(scores, axis=1))
     np.testing.assert_array_equal(predicted, 0)
+
+
+@pytest.mark.mutant
+def test_seconds_are_the_time_in_the_learners_calls(monkeypatch):
+    """``seconds`` adds the time of each chunk's ``predict`` and ``partial_fit`` (on the fused
+    path, of the first ``partial_fit`` and the fused call), on a clock that ticks 1/8 s a
+    reading (planted by cosmic-ray: the sum started at ±1, ``toc − tic`` → ``+``;
+    ``rows_per_second``'s ``seconds > 0`` → ``> 1``)."""
+    import types
+
+    import fastelm.stream
+
+    readings = iter(np.arange(1000) / 8)
+    monkeypatch.setattr(fastelm.stream, "time",
+                        types.SimpleNamespace(perf_counter=lambda: next(readings)))
+    X, y = np.zeros((400, 2)), np.arange(400) % 2
+    per_call = prequential(_Recorder(), X, y)  # 4 chunks: 4 timed blocks
+    assert per_call.seconds == 0.5 and per_call.rows_per_second == 800.0
+    fused = prequential(OSELMClassifier(n_hidden=5, random_state=0), X, y)  # 1 block
+    assert fused.seconds == 0.125 and fused.rows_per_second == 3200.0
+
+
+@pytest.mark.mutant
+def test_classes_reach_the_first_partial_fit_as_documented():
+    """``classes='all'``: every label of y; any other value as given ('grow', a list, a
+    string the learner refuses itself) (planted by cosmic-ray: ``isinstance(classes, str)
+    and classes == 'all'`` → ``or``, ``==`` → ``<=``, ``>=``, ``<``, ``>``, ``!=``)."""
+    class Classes(_Recorder):
+        def partial_fit(self, X, y, classes=None):
+            self.calls.append(classes)
+            return super().partial_fit(X, y)
+
+    X, y = np.zeros((20, 1)), np.array([3, 1, 2, 1] * 5)
+    for classes, given in (("all", [1, 2, 3]), ("grow", "grow"), ("abc", "abc"),
+                           ([0, 1, 2, 3], [0, 1, 2, 3])):
+        model = Classes()
+        prequential(model, X, y, chunk_size=10, classes=classes)
+        first = model.calls[0]
+        assert isinstance(first, str) == isinstance(given, str)
+        np.testing.assert_array_equal(first, given)
+    model = Classes()
+    prequential(model, X, y, chunk_size=10, classes=None)
+    assert model.calls[0] is None
+
+
+@pytest.mark.mutant
+def test_options_are_keyword_only():
+    """chunk_size, window, classes and fused are keyword-only (planted by cosmic-ray: the
+    signature's ``*`` → ``/``, which makes them positional)."""
+    with pytest.raises(TypeError, match="positional argument"):
+        prequential(_Recorder(), np.zeros((5, 1)), np.zeros(5), 2)
+
+
+class _NoSignature:
+    """A ``partial_fit`` whose signature ``inspect`` cannot read (``error`` on reading it, as
+    for some compiled callables), calling ``learner.partial_fit``."""
+
+    def __init__(self, error, learner):
+        self.error, self.learner = error, learner
+
+    @property
+    def __signature__(self):
+        raise self.error("no signature")
+
+    def __call__(self, X, y, **kw):
+        return self.learner.partial_fit(X, y, **kw)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("error", [TypeError, ValueError])
+def test_a_partial_fit_without_a_readable_signature_is_called_as_it_is(error):
+    """When ``inspect.signature`` fails (TypeError or ValueError) the learner is not refused:
+    its ``partial_fit`` says what it takes (planted by cosmic-ray: either exception of the
+    ``except`` replaced)."""
+    import inspect
+
+    learner, model = _Recorder(), _Recorder()
+    model.partial_fit = _NoSignature(error, learner)
+    with pytest.raises(error):
+        inspect.signature(model.partial_fit)
+    result = prequential(model, np.zeros((30, 1)), np.arange(30) % 2, chunk_size=10)
+    assert learner.calls[0] == ("partial_fit", 10, ("classes",))
+    assert result.rows.tolist() == [10, 20, 30]
