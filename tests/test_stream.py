@@ -362,6 +362,22 @@ def test_compiled_loop_of_one_chunk_or_none_equals_the_per_call_path():
 
 
 @pytest.mark.mutant
+def test_compiled_loop_with_a_window_of_one_row_equals_the_per_call_path():
+    """A window of one row: every chunk's rows but its last leave the model at once (planted
+    by cosmic-ray: the kernel's ``window > 0`` → ``window > 1``, no row ever leaving)."""
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((60, 3))
+    y = (X[:, 0] > 0).astype(int)
+    fused, plain = (OSELMClassifier(n_hidden=5, alpha=0.5, window=1, random_state=0)
+                    for _ in range(2))
+    a = prequential(fused, X, y, chunk_size=10)
+    b = prequential(plain, X, y, chunk_size=10, fused=False)
+    np.testing.assert_array_equal(a.correct, b.correct)
+    assert np.linalg.norm(fused.rls_.beta - plain.rls_.beta) <= \
+        1e-12 * np.linalg.norm(plain.rls_.beta)
+
+
+@pytest.mark.mutant
 def test_compiled_loop_takes_the_first_class_when_every_score_is_minus_inf():
     """Scores tied at −inf (a readout that overflowed: one node, K = alpha = 1e-300 and HᵀT =
     −1e10, so beta = −1e310) go to the first class, as argmax (planted by cosmic-ray: the
