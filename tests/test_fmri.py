@@ -1,6 +1,7 @@
 """fastelm.fmri: ABIDE-layout readers, connectivity features, synthetic subjects."""
 
 import csv
+import re
 import warnings
 
 import numpy as np
@@ -704,3 +705,322 @@ def test_adhd200_unusable_subject_is_reported(tmp_path):
     assert b.data.shape[0] == 21 and g.subject_ids[3] not in b.subject_ids
     with pytest.raises(BadSubjectError, match="non-finite"):
         load_adhd200_alff(tmp_path, on_bad="raise")
+
+
+# ---------------------------------------------------------------------------------------------
+# kill-tests of the mutation run (mutation/fmri_readers.toml): the readers' documented details
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.mutant
+def test_read_roi_file_blank_separated_header_and_comment_lines(tmp_path):
+    """A '# 2001 2002 2101' header (blank separated), tab separated names with blanks in them;
+    '#' lines after the header or between rows are skipped, not read as a header (planted by
+    cosmic-ray: the header's body from ``[0:]``, the tab test negated, ``names is None and not
+    rows`` written with ``or``)."""
+    p = tmp_path / "S_0000001_rois_ho.1D"
+    p.write_text("# 2001 2002 2101\n1 2 3\n")
+    assert read_roi_file(p)[1] == ["2001", "2002", "2101"]
+    p.write_text("#Left Amygdala\tRight Amygdala\n1 2\n")
+    assert read_roi_file(p)[1] == ["Left Amygdala", "Right Amygdala"]
+    p.write_text("#2001\t2002\n# TR = 2 s\n1 2\n# scanner restarted\n3 4\n")
+    series, names = read_roi_file(p)
+    assert names == ["2001", "2002"]
+    np.testing.assert_array_equal(series, [[1.0, 2.0], [3.0, 4.0]])
+    p.write_text("1 2\n# 3 4\n5 6\n")  # no header: a later '#' line is none either
+    series, names = read_roi_file(p)
+    assert names == ["1", "2"] and series.shape == (2, 2)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("text, message", [
+    ("1 2 3\n4 5 6 7\n", "line 2: ragged rows, 4 values where line 1 has 3"),
+    ("\n1 2 3\n4 5\n6 7 8\n", "line 3: ragged rows, 2 values where line 2 has 3"),
+    ("#1\t2\t3\n1 2\n3 4\n", "header names 3 ROIs but the data rows have 2 columns"),
+])
+def test_read_roi_file_longer_rows_and_longer_headers_are_refused(tmp_path, text, message):
+    """A row longer than the first, or a header naming more ROIs than there are columns, is
+    refused like a shorter one, the message naming the first data row's line (planted by
+    cosmic-ray: ``len(tokens) != n_cols`` → ``<``, ``len(names) != n_cols`` → ``<``,
+    ``line_numbers[0]`` → ``[1]``, ``[-1]``)."""
+    p = tmp_path / "S_0000001_rois_aal.1D"
+    p.write_text(text)
+    with pytest.raises(FMRIFormatError, match=message):
+        read_roi_file(p)
+
+
+@pytest.mark.mutant
+def test_undecodable_or_unreadable_files_are_named(tmp_path):
+    """Bytes that are not UTF-8 (a ROI file, a phenotype CSV) and a CSV field past the csv
+    module's limit give the readers' own errors naming the file, not a UnicodeDecodeError or
+    csv.Error (planted by cosmic-ray: either ``except`` of ``_reading`` replaced)."""
+    roi = tmp_path / "S_0000001_rois_aal.1D"
+    roi.write_bytes(b"#1\t2\n1 2\n3 \xff\n")
+    with pytest.raises(FMRIFormatError, match=rf"{roi}: not UTF-8 text \(byte \d+"):
+        read_roi_file(roi)
+    pheno = tmp_path / "pheno.csv"
+    pheno.write_bytes(b"FILE_ID,DX_GROUP,SITE_ID\nA_1,1,S\xe9\n")
+    with pytest.raises(PhenotypeError, match=rf"{pheno}: not UTF-8 text"):
+        read_phenotype(pheno)
+    pheno.write_text("FILE_ID,DX_GROUP,SITE_ID\nA_1,1," + "S" * 200_000 + "\n")
+    with pytest.raises(PhenotypeError, match=rf"{pheno}: not a readable CSV file"):
+        read_phenotype(pheno)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("n_duplicated, listed", [(2, 2), (10, 10), (11, 10)])
+def test_messages_list_ten_ids_then_the_count_of_the_others(tmp_path, n_duplicated, listed):
+    """An error lists at most 10 ids, then '... and k more' (planted by cosmic-ray: the limit
+    9 or 11, ``len(ids) > 10`` → ``>=``, ``!=``, ``len(ids) - 10`` → ``+``)."""
+    ids = [f"A_{k:02d}" for k in range(n_duplicated)]
+    p = tmp_path / "pheno.csv"
+    p.write_text("FILE_ID,DX_GROUP,SITE_ID\n" + "".join(f"{i},1,S\n" for i in ids * 2))
+    with pytest.raises(PhenotypeError) as info:
+        read_phenotype(p)
+    shown = ", ".join(repr(i) for i in ids[:listed])
+    more = f", ... and {n_duplicated - listed} more" if n_duplicated > listed else ""
+    assert str(info.value) == f"{p}: duplicate FILE_ID(s) {shown}{more}"
+
+
+@pytest.mark.mutant
+def test_read_phenotype_blank_rows_long_rows_and_any_site_name(tmp_path):
+    """Blank rows (empty or all-blank fields) are skipped without ending the file or counting
+    as 'no_filename'; FILE_IDs that sort before 'no_filename' (Caltech, KKI) are kept; a row
+    longer than the header is refused; a missing column's message shows the header's first 20
+    names (planted by cosmic-ray: the blank-row test's ``or`` → ``and``, its ``continue`` →
+    ``break``, ``file_id.lower() == 'no_filename'`` → ``<=``, ``len(row) != len(header)`` →
+    ``<``, ``header[:20]`` → ``[:19]``, ``[:21]``)."""
+    p = tmp_path / "pheno.csv"
+    p.write_text("FILE_ID,DX_GROUP,SITE_ID\nCaltech_0051456,1,CALTECH\n,,\n\n"
+                 "KKI_0050772,2,KKI\nno_filename,1,KKI\n")
+    ph = read_phenotype(p)
+    np.testing.assert_array_equal(ph.file_id, ["Caltech_0051456", "KKI_0050772"])
+    np.testing.assert_array_equal(ph.line, [2, 5])
+    assert ph.n_no_filename == 1
+    p.write_text("FILE_ID,DX_GROUP,SITE_ID\nA_1,1,S,extra\n")
+    with pytest.raises(PhenotypeError, match="line 2: 4 fields where the header has 3"):
+        read_phenotype(p)
+    header = ["FILE_ID", "SITE_ID"] + [f"H{k:02d}" for k in range(1, 24)]
+    p.write_text(",".join(header) + "\n")
+    with pytest.raises(PhenotypeError) as info:
+        read_phenotype(p)
+    assert str(info.value).endswith(f"missing column(s) ['DX_GROUP']; found {header[:20]}")
+
+
+@pytest.mark.mutant
+def test_no_phenotype_csv_anywhere_names_the_data_folder(tmp_path):
+    """Without any CSV the loader raises FileNotFoundError naming the folder it was given,
+    also when the files are in its rois_<atlas>/ (planted by cosmic-ray: ``len(candidates)
+    == 1`` → ``<= 1``, an IndexError on a folder without a CSV, and ``directories[0]`` →
+    ``[1]``, ``[-1]``, the rois_aal/ folder)."""
+    g = _small(tmp_path / "rois_aal", n_subjects=4)
+    g.phenotype_csv.unlink()
+    with pytest.raises(FileNotFoundError, match=re.escape(f"{tmp_path}: cannot choose a "
+                                                          "phenotype CSV")):
+        load_roi_dataset(tmp_path)
+
+
+def _nilearn_folders(root, folders):
+    """Small synthetic sets in ABIDE_pcp/<pipeline>/<strategy>/ (``folders``: path -> atlas),
+    the phenotype of the first in ABIDE_pcp/."""
+    for k, (folder, atlas) in enumerate(folders.items()):
+        g = make_synthetic_abide(root / "ABIDE_pcp" / folder, n_subjects=4, n_rois=4,
+                                 lengths=20, n_sites=1, atlas=atlas, random_state=0)
+        if k == 0:
+            g.phenotype_csv.rename(root / "ABIDE_pcp" / g.phenotype_csv.name)
+
+
+@pytest.mark.mutant
+def test_atlas_is_found_in_the_folder_strategy_and_pipeline_choose(tmp_path):
+    """With atlas=None the atlas is the one of the folder that strategy= and pipeline= choose,
+    whatever the other folders' names sort before or after, and pipeline= alone chooses among
+    pipelines (planted by cosmic-ray: ``f.name == strategy`` and ``f.parent.name == pipeline``
+    → ``!=``, ``<``, ``<=``, ``>``, ``>=``, their ``and`` → ``or``; ``strategy is not None or
+    pipeline is not None`` → ``... or pipeline is None``, which skips pipeline= alone)."""
+    _nilearn_folders(tmp_path / "s", {"cpac/filt_noglobal": "cc200", "cpac/filt_global": "ho",
+                                      "cpac/nofilt_noglobal": "aal"})
+    b = _load_quiet(tmp_path / "s", strategy="filt_noglobal")
+    assert b.atlas == "cc200" and b.folder == tmp_path / "s/ABIDE_pcp/cpac/filt_noglobal"
+    _nilearn_folders(tmp_path / "p", {"cpac/filt_noglobal": "cc200", "ccs/filt_noglobal": "ho",
+                                      "ccs/nofilt_noglobal": "cc200",
+                                      "dparsf/filt_noglobal": "aal"})
+    b = _load_quiet(tmp_path / "p", pipeline="cpac")
+    assert b.atlas == "cc200" and b.folder == tmp_path / "p/ABIDE_pcp/cpac/filt_noglobal"
+
+
+@pytest.mark.mutant
+def test_loader_options_are_keyword_only(tmp_path):
+    """Only the directory and the phenotype CSV may be passed by position (planted by
+    cosmic-ray: the signature's ``*`` written ``/``)."""
+    _small(tmp_path, n_subjects=4)
+    assert _load_quiet(directory=tmp_path).data.shape == (4, 15)
+    with pytest.raises(TypeError):
+        load_roi_dataset(tmp_path, None, "aal")
+
+
+@pytest.mark.mutant
+def test_length_is_an_integer_of_at_least_2(tmp_path):
+    """length=2 (and a NumPy integer) crops to that many rows; 1, 0, True, 2.5, '20' and
+    np.float64(20) are refused naming length (planted by cosmic-ray: ``length < 2`` → ``<=
+    2``, ``< 3``, the type test's ``or`` → ``and``, which let 2.5 through as 2)."""
+    _small(tmp_path)
+    for length in (2, np.int64(2)):
+        b = load_roi_dataset(tmp_path, length=length, features="timeseries")
+        assert b.length == 2 and b.data.shape == (12, 2 * 6)
+    for length in (1, 0, True, 2.5, "20", np.float64(20)):
+        with pytest.raises(ValueError, match="length must be an integer >= 2"):
+            load_roi_dataset(tmp_path, length=length, features="timeseries")
+
+
+def _shorten(path, n_rows):
+    full, names = read_roi_file(path)
+    _write_roi_file(path, full[:n_rows], names)
+
+
+@pytest.mark.mutant
+def test_minimum_timepoints_and_what_each_exclusion_says(tmp_path):
+    """Connectivity keeps every series of MIN_TIMEPOINTS = 10 rows or more, a 12-row series
+    among 40-row ones too, whatever length= says; each exclusion gives its rule; the loader
+    warns once, at the caller's line, with no CroppedSeriesWarning. 'timeseries' with length=
+    excludes a series below the median rule or below length, each saying which (planted by
+    cosmic-ray: MIN_TIMEPOINTS 9 or 11, ``s.shape[0] < 2`` → ``shape[1]``, ``<= 2``, ``< 3``,
+    ``< 1``, ``== 2``, the median rule or the length rule applied to connectivity
+    (``features == 'timeseries'`` → ``<=``), the rule's text, ``s.shape[0] < shortest`` →
+    ``<=``, the rows counted by ``shape[1]`` in a reason, the warning's stacklevel 2 or 4, the
+    cropping warning raised for connectivity)."""
+    g = _small(tmp_path, lengths=40)
+    for k, n_rows in ((0, 10), (1, 9), (2, 2), (3, 1), (4, 12), (5, 30)):
+        _shorten(g.files[k], n_rows)
+    ids = g.file_ids
+    too_short = {ids[1]: "series too short: 9 < 10 time points (minimum: 10)",
+                 ids[2]: "series too short: 2 < 10 time points (minimum: 10)",
+                 ids[3]: "series too short: 1 time point"}
+    for length in (None, 30):
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            b = load_roi_dataset(tmp_path, length=length)
+        assert [w.category for w in record] == [ExcludedSubjectsWarning]
+        assert record[0].filename == __file__
+        assert dict(b.excluded) == too_short and len(b.excluded) == 3
+        np.testing.assert_array_equal(b.lengths, [10, 12, 30] + [40] * 6)
+    with pytest.warns(ExcludedSubjectsWarning):
+        b = load_roi_dataset(tmp_path, length=35, features="timeseries")
+    median_rule = "time points (minimum: 10 and 0.5 × the median length)"
+    assert dict(b.excluded) == {ids[0]: f"series too short: 10 < 20 {median_rule}",
+                                ids[1]: f"series too short: 9 < 20 {median_rule}",
+                                ids[2]: f"series too short: 2 < 20 {median_rule}",
+                                ids[3]: "series too short: 1 time point",
+                                ids[4]: f"series too short: 12 < 20 {median_rule}",
+                                ids[5]: "series too short: 30 < length=35"}
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        load_roi_dataset(tmp_path, features="timeseries")
+    cropped = [w for w in record if w.category is CroppedSeriesWarning]
+    assert len(cropped) == 1 and cropped[0].filename == __file__
+
+
+@pytest.mark.mutant
+def test_excluded_subjects_are_listed_ten_then_counted(tmp_path):
+    """The warning lists each excluded subject with its reason, at most 10, then '; ... and k
+    more' (planted by cosmic-ray: ``len(excluded) > 10`` negated, → ``==``, ``!=``, ``<``,
+    ``<=``, ``>=``, and ``len(excluded) - 10`` → ``+``)."""
+    g = _small(tmp_path)
+    reason = "constant ROI(s) '1'"
+    done = 0
+    for n_bad in (1, 10, 11):
+        for path in g.files[done:n_bad]:
+            _rewrite_column(path, 0, 0.0)
+        done = n_bad
+        with pytest.warns(ExcludedSubjectsWarning) as record:
+            load_roi_dataset(tmp_path)
+        listed = "; ".join(f"{fid}: {reason}" for fid in g.file_ids[:min(n_bad, 10)])
+        more = "; ... and 1 more" if n_bad == 11 else ""
+        assert str(record[0].message) == f"{n_bad} subject(s) excluded: {listed}{more}"
+
+
+@pytest.mark.mutant
+def test_mismatched_rois_and_non_finite_rois_are_named(tmp_path):
+    """A file with more ROIs than the first is refused like one with fewer, the message giving
+    both counts and first three names; a NaN subject's reason names its ROI (planted by
+    cosmic-ray: ``names != roi_names`` → ``<``, the names shown ``[:2]``, ``[:4]``, the
+    non-finite columns ``~finite.all(axis=0)`` without ``~`` or along axis 1)."""
+    g = _small(tmp_path)
+    series, names = read_roi_file(g.files[2])
+    _write_roi_file(g.files[2], np.column_stack([series, series[:, 0] * 2]), names + ["7"])
+    with pytest.raises(FMRIFormatError) as info:
+        load_roi_dataset(tmp_path)
+    assert str(info.value) == (f"{g.files[2]}: ROIs (7: ['1', '2', '3']...) differ from those "
+                               f"of {g.files[0]} (6: ['1', '2', '3']...)")
+    _write_roi_file(g.files[2], series, names)
+    _rewrite_column(g.files[4], 2, np.nan)
+    with pytest.warns(ExcludedSubjectsWarning):
+        b = load_roi_dataset(tmp_path)
+    assert b.excluded == [(g.file_ids[4], "non-finite values (NaN/inf) in ROI(s) '3'")]
+
+
+@pytest.mark.mutant
+def test_descr_counts_the_kept_subjects_patients_and_features(tmp_path):
+    """DESCR gives the kept subjects, their patients, the ROIs, the cropping and the number
+    of features (planted by cosmic-ray: the patients counted by ``dx_group != 1``, ``<``,
+    ``>``, ``>=``, the cropping's ``features == 'timeseries'`` → ``!=``, ``<``, ``<=``, ``>``,
+    negated, the features by ``data.shape[0]``)."""
+    g = _small(tmp_path)
+    patient = int(np.flatnonzero(g.target == 1)[0])
+    g.files[patient].unlink()
+    assert g.target.sum() == 6  # 5 patients left of 11
+    tail = (f"11 subjects (5 patients), 6 ROIs, {{}}; 0 excluded, 1 without a file.")
+    with pytest.warns(ExcludedSubjectsWarning):
+        b = load_roi_dataset(tmp_path)
+    assert b.DESCR.endswith(tail.format("whole series, features='connectivity' (15 features)"))
+    with pytest.warns(ExcludedSubjectsWarning):
+        b = load_roi_dataset(tmp_path, length=20, features="timeseries")
+    assert b.DESCR.endswith(tail.format("series cropped to the first 20 time points, "
+                                        "features='timeseries' (120 features)"))
+
+
+@pytest.mark.mutant
+def test_folder_scan_and_no_subject_messages(tmp_path):
+    """A stray file named just '_rois_aal.1D' is no subject and no orphan; with no phenotype
+    row having a file, the message names the sites only when sites= was given (planted by
+    cosmic-ray: ``len(p.name) > len(suffix)`` → ``>=``, the sites' clause's ``sites is not
+    None`` negated or → ``is None``)."""
+    g = _small(tmp_path)
+    (tmp_path / "_rois_aal.1D").write_bytes(g.files[0].read_bytes())
+    b = _load_quiet(tmp_path)
+    assert b.orphans == [] and b.data.shape[0] == 12
+    for path in np.array(g.files)[g.sites == "SITE01"]:
+        path.unlink()
+    with pytest.raises(PhenotypeMismatchError, match=re.escape(
+            f"none of the 4 phenotype rows of {g.phenotype_csv} (sites ['SITE01']) has a file "
+            f"<FILE_ID>_rois_aal.1D in {tmp_path}")):
+        load_roi_dataset(tmp_path, sites="SITE01")
+    other = tmp_path / "other.csv"
+    other.write_text("FILE_ID,DX_GROUP,SITE_ID\nX_1,1,S\nX_2,2,S\n")
+    with pytest.raises(PhenotypeMismatchError, match=re.escape(
+            f"none of the 2 phenotype rows of {other} has a file <FILE_ID>_rois_aal.1D in "
+            f"{tmp_path}; 8 file(s)")):
+        load_roi_dataset(tmp_path, other)
+
+
+@pytest.mark.mutant
+def test_roi_constant_up_to_round_off_is_reported(tmp_path):
+    """A ROI at 0.1 in every row is constant although its mean is not 0.1 to the bit (its
+    centred values are round-off, ~1e-17, so their scaled copy is finite): the range test
+    reports it (planted by cosmic-ray: the two tests' ``|`` → ``*``, ``ptp == 0.0`` →
+    ``== -1.0``, which leave only the scaled copy's test)."""
+    g = _small(tmp_path, lengths=30)
+    _rewrite_column(g.files[3], 1, 0.1)
+    with pytest.warns(ExcludedSubjectsWarning):
+        b = load_roi_dataset(tmp_path)
+    assert b.excluded == [(g.file_ids[3], "constant ROI(s) '2'")]
+
+
+@pytest.mark.mutant
+def test_files_in_the_folder_are_read_before_its_rois_subfolder(tmp_path):
+    """Files both in the folder and in its rois_<atlas>/ are not ambiguous: the folder's own
+    are read (planted by cosmic-ray: ``flat[:1]`` → ``flat[:2]``, both folders candidates)."""
+    g = _small(tmp_path, n_subjects=4)
+    _small(tmp_path / "rois_aal", n_subjects=4, random_state=1)
+    b = _load_quiet(tmp_path)
+    assert b.folder == tmp_path
+    np.testing.assert_array_equal(b.series[0], read_roi_file(g.files[0])[0])
