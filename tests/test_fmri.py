@@ -843,7 +843,8 @@ def test_atlas_is_found_in_the_folder_strategy_and_pipeline_choose(tmp_path):
     assert b.atlas == "cc200" and b.folder == tmp_path / "s/ABIDE_pcp/cpac/filt_noglobal"
     _nilearn_folders(tmp_path / "p", {"cpac/filt_noglobal": "cc200", "ccs/filt_noglobal": "ho",
                                       "ccs/nofilt_noglobal": "cc200",
-                                      "dparsf/filt_noglobal": "aal"})
+                                      "dparsf/filt_noglobal": "aal",
+                                      "dparsf/nofilt_noglobal": "cc200"})
     b = _load_quiet(tmp_path / "p", pipeline="cpac")
     assert b.atlas == "cc200" and b.folder == tmp_path / "p/ABIDE_pcp/cpac/filt_noglobal"
 
