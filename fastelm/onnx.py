@@ -43,7 +43,8 @@ if TYPE_CHECKING:
     import onnx
 
 TARGET_OPSET = 17
-MIN_OPSET = 13  # Softmax over one axis, ReduceSumSquare with an axes attribute
+MIN_OPSET = 13  # Softmax over one axis
+AXES_INPUT_OPSET = 18  # ReduceMax, ReduceMean, ReduceSumSquare: axes an input from here on
 OPTIONS = ("zipmap", "decision_function")
 _ONNX_ACTIVATION = {"tanh": "Tanh", "tansig": "Tanh", "sigmoid": "Sigmoid", "relu": "Relu",
                     "sine": "Sin", "sin": "Sin", "linear": "Identity", "identity": "Identity"}
@@ -59,10 +60,12 @@ def _import_onnx():
 
 
 class _Graph:
-    """Nodes and initializers of one graph; ``node`` and ``const`` return the new names."""
+    """Nodes and initializers of one graph of operator set ``opset``; ``node``, ``const`` and
+    ``reduce_rows`` return the new names."""
 
-    def __init__(self, prefix=""):
+    def __init__(self, opset, prefix=""):
         self.nodes, self.initializers, self._count, self.prefix = [], [], 0, prefix
+        self.opset = opset
 
     def name(self, hint):
         self._count += 1
@@ -82,6 +85,14 @@ class _Graph:
         name = self.name(hint)
         self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
         return name
+
+    def reduce_rows(self, op, x):
+        """``op`` (ReduceMax, ReduceMean, ReduceSumSquare) of each row of x, kept (n, 1): the
+        axes an attribute before opset 18, an input from opset 18 on."""
+        if self.opset < AXES_INPUT_OPSET:
+            return self.node(op, [x], axes=[1], keepdims=1)
+        return self.node(op, [x, self.const(np.array([1], dtype=np.int64), "axes")],
+                         keepdims=1)
 
 
 def _kind(model):
@@ -136,15 +147,15 @@ def _zscore_rows(g, x, n_features, dtype):
     from ._kernels.bls import ZSCORE_SAFE_MAX, ZSCORE_SAFE_MIN
 
     xd = x if dtype == np.float64 else g.node("Cast", [x], to=TensorProto.DOUBLE)
-    m = g.node("ReduceMax", [g.node("Abs", [xd])], axes=[1], keepdims=1)
+    m = g.reduce_rows("ReduceMax", g.node("Abs", [xd]))
     outside = g.node("Or", [g.node("Greater", [m, g.const(np.array(ZSCORE_SAFE_MAX))]),
                             g.node("Less", [m, g.const(np.array(ZSCORE_SAFE_MIN))])])
     rescale = g.node("And", [outside, g.node("Greater", [m, g.const(np.array(0.0))])])
     scale = g.node("Where", [rescale, m, g.const(np.array(1.0))], "row_scale")
     xd = g.node("Div", [xd, scale])
-    centred = g.node("Sub", [xd, g.node("ReduceMean", [xd], axes=[1], keepdims=1)])
+    centred = g.node("Sub", [xd, g.reduce_rows("ReduceMean", xd)])
     if n_features > 1:
-        ss = g.node("ReduceSumSquare", [centred], axes=[1], keepdims=1)
+        ss = g.reduce_rows("ReduceSumSquare", centred)
         sd = g.node("Sqrt", [g.node("Div", [ss, g.const(np.array(n_features - 1.0))])])
         zero = g.node("Equal", [sd, g.const(np.array(0.0))])
         sd = g.node("Where", [zero, g.node("Reciprocal", [scale]), sd])
@@ -250,7 +261,7 @@ def to_onnx(model: BaseEstimator, X_sample: ArrayLike, *, target_opset: int | No
     X_sample : array-like (n, n_features_in_)
         A few input rows: their dtype (float32 or float64) is the ONNX input's.
     target_opset : int, default=17
-        ONNX operator set of the graph (≥ 13).
+        ONNX operator set of the graph, from 13 to ``onnx.defs.onnx_opset_version()``.
     options : dict, optional
         ``{'decision_function': True}`` adds the readout ``scores`` output to a classifier;
         ``{'zipmap': False}`` is accepted for skl2onnx compatibility (no ZipMap is ever made).
@@ -292,7 +303,7 @@ def to_onnx(model: BaseEstimator, X_sample: ArrayLike, *, target_opset: int | No
     if X_sample.ndim != 2 or X_sample.shape[1] != model.n_features_in_:
         raise ValueError(f"X_sample must have shape (n, {model.n_features_in_}); got "
                          f"{X_sample.shape}")
-    g = _Graph()
+    g = _Graph(int(opset))
     x = "X"
     dtype = _dtype(model, family)
     if X_sample.dtype != dtype:
@@ -344,7 +355,7 @@ def _skl2onnx_convert(scope, operator, container):
 
     model = operator.raw_operator
     family, classifier = _kind(model)
-    g = _Graph(prefix=scope.get_unique_variable_name("fastelm") + "_")
+    g = _Graph(container.target_opset, prefix=scope.get_unique_variable_name("fastelm") + "_")
     x = operator.inputs[0].full_name
     dtype = _dtype(model, family)
     if operator.inputs[0].type.to_onnx_type().tensor_type.elem_type != _tensor_type(dtype):
@@ -354,8 +365,9 @@ def _skl2onnx_convert(scope, operator, container):
     container.initializers.extend(g.initializers)
     for node in g.nodes:
         attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        axes_input = node.op_type.startswith("Reduce") and g.opset >= AXES_INPUT_OPSET
         container.add_node(node.op_type, list(node.input), list(node.output), name=node.name,
-                           op_version=MIN_OPSET, **attrs)
+                           op_version=AXES_INPUT_OPSET if axes_input else MIN_OPSET, **attrs)
 
 
 def _skl2onnx_parse(scope, model, inputs, custom_parsers=None):

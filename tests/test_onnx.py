@@ -1,4 +1,6 @@
 """ONNX export: onnxruntime's predictions equal fastelm's for every estimator and dtype."""
+import re
+
 import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
@@ -359,3 +361,233 @@ def test_skl2onnx_labels_equal_predict_or_are_refused():
     big = ELMClassifier(n_hidden=20, random_state=0).fit(X, LABELS["uint64"][y])
     with pytest.raises(TypeError, match=r"^classes_ of dtype uint64 .* through skl2onnx"):
         skl2onnx.to_onnx(big, X[:1])
+
+
+@pytest.mark.parametrize("opset", [13, 17, 18, "max"])
+def test_bls_reference_mode_at_every_opset(opset):
+    """Issue 28: ReduceMax, ReduceMean and ReduceSumSquare take their axes as an input from
+    opset 18 on; a 'reference' BLS exported at opset 18 or above was refused by onnx's checker
+    (attribute axes) in ``to_onnx`` and in the skl2onnx converter. Equal to predict at each."""
+    import onnx
+
+    opset = onnx.defs.onnx_opset_version() if opset == "max" else opset
+    X, y = _data(0)
+    model = BLSRegressor(n_windows=2, nodes_per_window=4, n_enhancement=30, reg=1e-3,
+                         preprocessing="reference", random_state=0).fit(X, y)
+    onnx_model = to_onnx(model, X[:1], target_opset=opset)
+    assert onnx_model.opset_import[0].version == opset
+    _assert_close(_run(onnx_model, X)[0], model.predict(X), np.float64)
+    skl2onnx = pytest.importorskip("skl2onnx")
+    from fastelm.onnx import register_skl2onnx
+
+    register_skl2onnx()
+    # skl2onnx refuses an opset it does not know; None: its default, its newest
+    for target in [opset] if opset <= skl2onnx.get_latest_tested_opset_version() else [None]:
+        session = ort.InferenceSession(skl2onnx.to_onnx(model, X[:1], target_opset=target)
+                                       .SerializeToString(), providers=["CPUExecutionProvider"])
+        (got,) = session.run(None, {session.get_inputs()[0].name: X})
+        _assert_close(got.ravel(), model.predict(X), np.float64)
+
+
+@pytest.mark.mutant
+def test_target_opset_default_and_bounds():
+    """target_opset: default 17; every integer in [13, onnx's newest] (numpy's too) is taken,
+    12, the newest + 1 and a float are refused in one line (planted: the defaults 16, 18, the
+    bound 12, 14, ``opset < MIN_OPSET`` → ``<=``, ``opset > newest`` → ``>=``, ``==``, the
+    integer check's ``or`` → ``and``)."""
+    import onnx
+
+    newest = onnx.defs.onnx_opset_version()
+    X, y = _data(2)
+    clf = ELMClassifier(n_hidden=10, random_state=0).fit(X, y)
+    assert to_onnx(clf, X[:1]).opset_import[0].version == 17
+    for opset in (13, np.int64(14), newest):
+        assert to_onnx(clf, X[:1], target_opset=opset).opset_import[0].version == opset
+    for opset in (12, newest + 1, 17.0):
+        with pytest.raises(ValueError, match=rf"^target_opset={opset!r} must be an integer in "
+                                             rf"\[13, {newest}\]$"):
+            to_onnx(clf, X[:1], target_opset=opset)
+
+
+@pytest.mark.mutant
+def test_to_onnx_takes_model_and_sample_by_name_and_options_by_keyword_only():
+    """The signature ``to_onnx(model, X_sample, *, target_opset, options)`` (planted: ``*`` →
+    ``/``, which made the options positional and the first two unnameable)."""
+    X, y = _data(2)
+    clf = ELMClassifier(n_hidden=10, random_state=0).fit(X, y)
+    assert len(to_onnx(model=clf, X_sample=X[:1]).graph.output) == 2
+    with pytest.raises(TypeError, match="positional"):
+        to_onnx(clf, X[:1], 17)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("sample", ["1-D", "3-D", "7 features", "0 rows"])
+def test_x_sample_shape_is_checked(sample):
+    """X_sample must be (n, n_features_in_): a row, a 3-D array or one feature too many are
+    refused in one line naming the shape; 0 rows of the right width are enough (planted:
+    ``ndim != 2`` → ``< 2``, ``> 2``, the width's ``!=`` → ``<``)."""
+    X, y = _data(2)
+    clf = ELMClassifier(n_hidden=10, random_state=0).fit(X, y)
+    bad = {"1-D": X[0], "3-D": X[:2, :, None], "7 features": np.hstack([X[:2], X[:2, :1]]),
+           "0 rows": X[:0]}[sample]
+    if sample == "0 rows":
+        label, _ = _run(to_onnx(clf, bad), X)
+        np.testing.assert_array_equal(label, clf.predict(X))
+        return
+    with pytest.raises(ValueError, match=rf"^X_sample must have shape \(n, 6\); got "
+                                         rf"{re.escape(str(bad.shape))}$"):
+        to_onnx(clf, bad)
+
+
+@pytest.mark.mutant
+def test_outputs_declare_their_shapes():
+    """The graph declares each output's shape: ``variable`` (n,) for a 1-D y and (n, m) for
+    m outputs; ``label`` (n,), ``probabilities`` and ``scores`` (n, n_classes) (planted: the
+    width ``beta_.shape[1]`` → ``shape[0]``, which onnxruntime only warns about)."""
+    X, y = _data(0, m=2)
+
+    def shapes(model, **kw):
+        return {o.name: [d.dim_value or None for d in o.type.tensor_type.shape.dim]
+                for o in to_onnx(model, X[:1], **kw).graph.output}
+
+    assert shapes(ELMRegressor(n_hidden=20, random_state=0).fit(X, y)) == \
+        {"variable": [None, 2]}
+    assert shapes(ELMRegressor(n_hidden=20, random_state=0).fit(X, y[:, 0])) == \
+        {"variable": [None]}
+    X, y = _data(3)
+    clf = BLSClassifier(n_windows=2, nodes_per_window=4, n_enhancement=20,
+                        random_state=0).fit(X, y)
+    assert shapes(clf, options={"decision_function": True, "zipmap": False}) == \
+        {"label": [None], "probabilities": [None, 3], "scores": [None, 3]}
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("n_features", [1, 2])
+def test_bls_reference_mode_with_one_or_two_features(n_features):
+    """A 'reference' row z-score divides by the row's sd only with two features or more; one
+    feature is only centred (all zeros), as the kernel does (planted: ``n_features > 1`` →
+    ``>= 1``, ``> 0`` (0/0: NaN), ``> 2``)."""
+    X, y = _data(0)
+    X = X[:, :n_features]
+    model = BLSRegressor(n_windows=2, nodes_per_window=3, n_enhancement=10, reg=1e-3,
+                         preprocessing="reference", random_state=0).fit(X, y)
+    (got,) = _run(to_onnx(model, X[:1]), X)
+    _assert_close(got, model.predict(X), np.float64)
+
+
+@pytest.mark.mutant
+def test_label_refusal_names_an_example_and_the_remedy():
+    """The one-line TypeError quotes the first class and says what to refit on (planted: the
+    example ``classes[0]`` → ``classes[1]``, ``classes[-1]``)."""
+    X, y = _data(3)
+    labels = np.array([10, 20, 30], dtype="timedelta64[s]")
+    model = ELMClassifier(n_hidden=20, random_state=0).fit(X, labels[y])
+    with pytest.raises(TypeError, match=re.escape(
+            f"classes_ of dtype timedelta64[s] (e.g. {labels[0]!r}) cannot be exported as ONNX "
+            "labels equal to predict's: refit on integer, float, bool or str labels")):
+        to_onnx(model, X[:1])
+
+
+@pytest.mark.mutant
+def test_without_onnx_the_module_imports_and_to_onnx_names_the_extra(monkeypatch):
+    """``import fastelm.onnx`` needs no onnx (it is imported when called); ``to_onnx`` then
+    says which extra to install (planted: ``if TYPE_CHECKING`` negated, the ImportError
+    handler replaced)."""
+    import importlib
+    import sys
+
+    import fastelm
+
+    X, y = _data(2)
+    clf = ELMClassifier(n_hidden=10, random_state=0).fit(X, y)
+    monkeypatch.setitem(sys.modules, "onnx", None)  # import onnx raises ImportError
+    monkeypatch.delitem(sys.modules, "fastelm.onnx")
+    monkeypatch.setattr(fastelm, "onnx", None, raising=False)  # restored afterwards
+    module = importlib.import_module("fastelm.onnx")
+    with pytest.raises(ImportError, match=r"^fastelm.onnx needs the onnx package: "
+                                          r"pip install 'fastelm\[onnx\]'$"):
+        module.to_onnx(clf, X[:1])
+
+
+SKL2ONNX_LABELS = {"int8": (np.array([-3, 5, 7], dtype=np.int8), np.int64),
+                   "bool": (np.array([False, True]), np.int64),
+                   "float32": (np.array([-1.0, 2.0, 3.0], dtype=np.float32), np.float64),
+                   "float64": (np.array([-1.0, 0.0, 2.0**62]), np.float64),
+                   "uint8": (np.array([0, 200, 255], dtype=np.uint8), np.int64),
+                   "uint64 up to 2**63 - 1": (np.array([0, 7, 2**63 - 1], dtype=np.uint64),
+                                              np.int64),
+                   "uint64 from 2**63": (np.array([0, 7, 2**63], dtype=np.uint64), None)}
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("kind", list(SKL2ONNX_LABELS))
+def test_skl2onnx_labels_come_as_int64_or_float64_of_the_same_values(kind):
+    """Through skl2onnx the labels are int64 (bool, integers: refused above int64's largest,
+    2**63 − 1) or float64 (floats), equal to predict's values (planted: the
+    int64/float64 choice ``kind == "f"`` negated, → ``!=``, ``<``, ``<=``, ``>``, ``>=``; the
+    range check's ``or`` → ``and``, ``max <= int64 max`` → ``==``,
+    ``<``, ``>``)."""
+    skl2onnx = pytest.importorskip("skl2onnx")
+    from fastelm.onnx import register_skl2onnx
+
+    register_skl2onnx()
+    classes, dtype = SKL2ONNX_LABELS[kind]
+    X, y = _data(len(classes))
+    model = ELMClassifier(n_hidden=20, random_state=0).fit(X, classes[y])
+    options = {id(model): {"zipmap": False}}
+    if dtype is None:
+        with pytest.raises(TypeError, match=r"^classes_ of dtype uint64 .* through skl2onnx"):
+            skl2onnx.to_onnx(model, X[:1], options=options)
+        return
+    session = ort.InferenceSession(skl2onnx.to_onnx(model, X[:1], options=options)
+                                   .SerializeToString(), providers=["CPUExecutionProvider"])
+    label = session.run(None, {session.get_inputs()[0].name: X})[0]
+    assert label.dtype == dtype
+    np.testing.assert_array_equal(label, model.predict(X).astype(dtype))
+
+
+@pytest.mark.mutant
+def test_skl2onnx_float32_classifier_alone_takes_zipmap_by_default_and_refuses_nocl():
+    """skl2onnx's defaults on a float32 classifier (not in a Pipeline): ZipMap on, one dict
+    per row; its option ``nocl`` (labels as indices) is refused, False accepted (planted: the
+    parser's default ``zipmap=True`` → False, the allowed ``nocl`` [False] → [True])."""
+    skl2onnx = pytest.importorskip("skl2onnx")
+    from fastelm.onnx import register_skl2onnx
+
+    register_skl2onnx()
+    X, y = _data(3)
+    X = X.astype(np.float32)
+    model = ELMClassifier(n_hidden=20, random_state=0, dtype="float32").fit(X, y)
+    session = ort.InferenceSession(skl2onnx.to_onnx(model, X[:1]).SerializeToString(),
+                                   providers=["CPUExecutionProvider"])
+    label, proba = session.run(None, {session.get_inputs()[0].name: X})
+    np.testing.assert_array_equal(label, model.predict(X))
+    assert set(proba[0]) == {0, 1, 2}
+    np.testing.assert_allclose([p[2] for p in proba], model.predict_proba(X)[:, 2], atol=1e-6)
+    assert skl2onnx.to_onnx(model, X[:1], options={id(model): {"nocl": False}}) is not None
+    with pytest.raises(ValueError, match="nocl"):
+        skl2onnx.to_onnx(model, X[:1], options={id(model): {"nocl": True}})
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("name", ["ELMClassifier", "BLSRegressor-reference"])
+@pytest.mark.parametrize("opset", [17, 18])
+def test_graph_runs_in_the_onnx_reference_evaluator(name, opset):
+    """The graph is standard ONNX: onnx's own reference evaluator gives predict's outputs too,
+    not only onnxruntime (planted: ArgMax ``keepdims=0`` → -1, which onnxruntime reads as 0
+    and the reference as 1, labels (n, 1))."""
+    from onnx.reference import ReferenceEvaluator
+
+    classifier = name == "ELMClassifier"
+    X, y = _data(3 if classifier else 0, n=40)
+    model = ELMClassifier(n_hidden=20, random_state=0) if classifier else BLSRegressor(
+        n_windows=2, nodes_per_window=4, n_enhancement=20, reg=1e-3,
+        preprocessing="reference", random_state=0)
+    model.fit(X, y)
+    outputs = ReferenceEvaluator(to_onnx(model, X[:1], target_opset=opset)).run(None, {"X": X})
+    if classifier:
+        label, proba = outputs
+        np.testing.assert_array_equal(label, model.predict(X))
+        _assert_close(proba, model.predict_proba(X), np.float64)
+    else:
+        _assert_close(outputs[0], model.predict(X), np.float64)
