@@ -1,4 +1,6 @@
 """fastelm.connectome against nilearn's ConnectivityMeasure, and its leakage-safe use."""
+import re
+
 import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
@@ -210,3 +212,226 @@ def test_degenerate_subject_is_named_in_one_line(kind, bad, said):
         with pytest.raises(ValueError, match=rf"^X: subject 2: .*{said}") as info:
             call()
         assert "\n" not in str(info.value)
+
+
+@pytest.mark.mutant
+def test_triangle_functions_keep_leading_axes_and_one_roi():
+    """(..., M, M) means any number of leading axes: a (2, 3, 5, 5) stack is vectorised matrix
+    by matrix (planted: the size read from ``shape[1]``), a (2, 3, 4) or a tall (4, 3) one is not
+    square; a count of values is M(M-1)/2 or refused, up to M = 30; integer values fill a float64
+    matrix (its diagonal 0.5 kept), float32 ones a float32 matrix; a 1 × 1 matrix has no strict
+    triangle, and its empty vector gives it back."""
+    rng = np.random.default_rng(0)
+    C = vec_to_sym_matrix(rng.standard_normal((2, 3, 10)), diagonal=1.0)
+    assert C.shape == (2, 3, 5, 5)
+    v = sym_matrix_to_vec(C)
+    assert v.shape == (2, 3, 10)
+    for a in range(2):
+        for b in range(3):
+            np.testing.assert_array_equal(v[a, b], sym_matrix_to_vec(C[a, b]))
+    np.testing.assert_array_equal(vec_to_sym_matrix(v, diagonal=1.0), C)
+    for shape in [(2, 3, 4), (4, 3), (2, 4, 3)]:
+        with pytest.raises(ValueError, match="square"):
+            sym_matrix_to_vec(np.ones(shape))
+    for n_values in (2, 4, 5, 8, 44, 46):
+        with pytest.raises(ValueError, match=rf"^{n_values} values are not M\(M-1\)/2"):
+            vec_to_sym_matrix(np.ones(n_values))
+    for M in (10, 30):
+        v = rng.standard_normal(M * (M - 1) // 2)
+        assert vec_to_sym_matrix(v).shape == (M, M)
+        np.testing.assert_array_equal(sym_matrix_to_vec(vec_to_sym_matrix(v)), v)
+    ints = vec_to_sym_matrix(np.arange(1, 4), diagonal=0.5)  # integers: float64, not cast
+    assert ints.dtype == np.float64 and np.diag(ints).tolist() == [0.5] * 3
+    assert vec_to_sym_matrix(np.ones(3, dtype=np.float32)).dtype == np.float32
+    one = np.full((4, 1, 1), 2.0)
+    assert sym_matrix_to_vec(one).shape == (4, 0)
+    np.testing.assert_array_equal(vec_to_sym_matrix(sym_matrix_to_vec(one), diagonal=2.0), one)
+
+
+@pytest.mark.mutant
+def test_connectivity_features_boundaries():
+    """eps in (0, 1) open at both ends; |z| <= arctanh(1 - eps) for collinear ROIs, of either
+    sign; T >= 2 and M >= 2 are the smallest series (T = 2: every r is ±1); an (n, T, M) array
+    is n subjects; subjects' ROI counts must agree."""
+    rng = np.random.default_rng(0)
+    s = rng.standard_normal((30, 2))
+    for eps in (0.0, 1.0, -0.1, 1.5):
+        with pytest.raises(ValueError, match=r"eps must be a number in \(0, 1\)"):
+            connectivity_features(s, eps=eps)
+    np.testing.assert_allclose(connectivity_features(s, eps=1.0 - 1e-9), [0.0], atol=1e-8)
+    collinear = np.column_stack([s[:, 0], 3.0 * s[:, 0] + 1.0, -s[:, 0], s[:, 1]])
+    z = vec_to_sym_matrix(connectivity_features(collinear, eps=1e-4))
+    cap = np.arctanh(1.0 - 1e-4)
+    assert z[0, 1] == pytest.approx(cap, rel=1e-9) and z[0, 2] == pytest.approx(-cap, rel=1e-9)
+    assert np.isfinite(z).all() and np.abs(z).max() <= cap
+    two = connectivity_features(rng.standard_normal((2, 3)))
+    np.testing.assert_allclose(np.abs(two), np.arctanh(1.0 - 1e-7), rtol=1e-12)
+    assert connectivity_features(rng.standard_normal((5, 2))).shape == (1,)
+    stack = rng.standard_normal((3, 20, 4))  # (n, T, M): three subjects, not one
+    np.testing.assert_array_equal(connectivity_features(stack),
+                                  connectivity_features(list(stack)))
+    with pytest.raises(ValueError, match="^subjects have different numbers of ROIs"):
+        connectivity_features([stack[0], stack[1][:, :3]])
+    for shape in [(1, 4), (5, 1), (1, 1)]:
+        with pytest.raises(ValueError, match=r"subject 0: expected a \(T, M\) series with T >= 2"):
+            connectivity_features([rng.standard_normal(shape)])
+
+
+@pytest.mark.mutant
+def test_connectivity_features_name_the_column_that_cannot_be_scaled():
+    """A column that is constant, or whose centring overflows float64 (values near 1.7e308:
+    their mean is inf), has no correlation: a ValueError names it (planted: the two tests of
+    the column joined by ``*``, so an overflowing column gave NaN features silently)."""
+    rng = np.random.default_rng(0)
+    s = rng.standard_normal((6, 3))
+    s[:, 1] = [1.7e308, 1.7e308, -1.7e308, 1.7e308, 1.0, 2.0]
+    with pytest.raises(ValueError, match=r"^subject 0: .*column\(s\) \[1\]"):
+        connectivity_features([s])
+    for value in (5.0, 0.1):  # six 0.1s: their mean is not 0.1, the centred column not 0
+        s[:, 1] = value
+        with pytest.raises(ValueError, match=r"^subject 0: constant ROI column\(s\) \[1\]"):
+            connectivity_features([s])
+
+
+@pytest.mark.mutant
+def test_series_list_boundaries():
+    """as_series_list: T >= 2 time points and M >= 2 ROIs, both ends of each; a 1-D subject is
+    named, not an IndexError; one subject is a list too, an (n, T, M) array n subjects, a 4-D
+    array refused; values that are not numbers, or
+    ragged rows, are a TypeError naming X."""
+    rng = np.random.default_rng(0)
+    one = rng.standard_normal((5, 3))
+    np.testing.assert_array_equal(as_series_list([one])[0], one)
+    for bad in ([[["a", "b"], ["c", "d"]]], [[[1.0, 2.0], [3.0]]]):
+        with pytest.raises(TypeError, match=r"^X: expected a list of \(T, M\) numeric arrays"):
+            as_series_list(bad)
+    assert [s.shape for s in as_series_list([rng.standard_normal((2, 2))] * 2)] == [(2, 2)] * 2
+    for shape in [(1, 3), (4, 1), (1, 1)]:
+        bad = rng.standard_normal(shape)
+        with pytest.raises(ValueError, match=re.escape(f"subject 0 has shape {shape}")):
+            as_series_list([bad, bad])
+    with pytest.raises(ValueError, match=r"subject 0 has shape \(40,\)"):
+        as_series_list([rng.standard_normal(40), rng.standard_normal(40)])
+    stack = rng.standard_normal((3, 6, 4))
+    np.testing.assert_array_equal(np.stack(as_series_list(stack)), stack)
+    with pytest.raises(ValueError, match=r"^X: expected \(n_subjects, T, M\).*\(2, 2, 6, 4\)"):
+        as_series_list(np.stack([stack[:2]] * 2))
+
+
+@pytest.mark.mutant
+def test_correlation_kind_of_constant_and_outlying_rois():
+    """A constant ROI z-scores to zeros (sd < eps: 1), so its correlations are 0 as nilearn's;
+    one ROI at 1e200 beside ROIs at 1 (only that column is rescaled before the z-score) gives
+    the correlations of the unscaled series."""
+    rng = np.random.default_rng(0)
+    series = [rng.standard_normal((40, 5)) @ (np.eye(5) + 0.5) for _ in range(3)]
+    constant = [s.copy() for s in series]
+    constant[1][:, 2] = 3.0
+    got = vec_to_sym_matrix(ConnectomeTransformer("correlation").fit_transform(constant))
+    assert np.isfinite(got).all()
+    np.testing.assert_array_equal(np.delete(got[1, 2], 2), 0.0)
+    connectome = pytest.importorskip("nilearn.connectome")
+    ref = connectome.ConnectivityMeasure(kind="correlation", vectorize=False)
+    np.testing.assert_allclose(sym_matrix_to_vec(got), sym_matrix_to_vec(
+        ref.fit_transform(constant)), rtol=0, atol=1e-12)
+    outlying = [s.copy() for s in series]
+    outlying[0][:, 3] *= 1e200
+    np.testing.assert_allclose(ConnectomeTransformer("correlation").fit_transform(outlying),
+                               ConnectomeTransformer("correlation").fit_transform(series),
+                               rtol=1e-12, atol=1e-14)
+
+
+def _spread_spd_stack(seed=9):
+    """Three 3 × 3 SPD matrices with eigenvalues e^-3.2 ... e^3.2 (seed 9; seed 1: e^±5.8) in
+    random bases: the gradient descent from their arithmetic mean overshoots (its gradient
+    norm grows twice)."""
+    rng = np.random.default_rng(seed)
+    n, spread = int(rng.integers(2, 6)), rng.uniform(2, 6)
+    stack = []
+    for _ in range(n):
+        Q, _ = np.linalg.qr(rng.standard_normal((3, 3)))
+        stack.append(Q @ np.diag(np.exp(rng.uniform(-spread, spread, 3))) @ Q.T)
+    return np.stack(stack)
+
+
+@pytest.mark.mutant
+def test_geometric_mean_halves_its_step_and_warns_when_not_converged():
+    """On a spread stack the full step overshoots; halved when the gradient norm grows, the
+    descent reaches the geometric mean (zero gradient: ‖mean_k log(G^-1/2 C_k G^-1/2)‖_F / M²
+    < tol, computed here by eigendecompositions) within 30 steps and does not warn; stopped
+    after 2 steps it warns, at the caller's line; a wider stack is stopped after 30 steps."""
+    import warnings
+
+    C = _spread_spd_stack()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        G = geometric_mean(C)
+    w, V = np.linalg.eigh(G)
+    W = (V / np.sqrt(w)) @ V.T
+    logs = []
+    for c in C:
+        wc, Vc = np.linalg.eigh(W @ c @ W)
+        logs.append((Vc * np.log(wc)) @ Vc.T)
+    assert np.linalg.norm(np.mean(logs, axis=0)) / G.size < 1e-7
+    with pytest.warns(RuntimeWarning, match="geometric mean: 2 steps without reaching tol") \
+            as record:
+        geometric_mean(C, max_iter=2)
+    assert record[0].filename == __file__  # stacklevel: the warning names its caller's line
+    with pytest.warns(RuntimeWarning, match="^geometric mean: 30 steps without reaching tol"):
+        geometric_mean(_spread_spd_stack(seed=1))  # nilearn's 30 steps at most, by default
+
+
+@pytest.mark.mutant
+def test_n_jobs_counts_threads_as_joblib(monkeypatch):
+    """n_jobs as joblib counts it: None and 1 run in the calling thread (no pool), k > 1 in k
+    threads, -1 in every CPU, -2 in all but one, below -n_cpus in one; never more threads than
+    chunks of subjects. Both the geometric mean's sums (fit) and the logarithms (transform)."""
+    import fastelm.connectome as c
+
+    pools = []
+
+    class Recorder(c.ThreadPoolExecutor):
+        def __init__(self, max_workers):
+            pools.append(max_workers)
+            super().__init__(max_workers)
+
+    monkeypatch.setattr(c, "ThreadPoolExecutor", Recorder)
+    monkeypatch.setattr(c.os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(c, "CHUNK", 2)
+    series = _series(12, M=4, seed=6)  # 6 chunks of 2 subjects
+    expected = {None: None, 1: None, 2: 2, 3: 3, 10: 6, -1: 4, -2: 3, -3: 2, -4: None,
+                -9: None}
+    for n_jobs, threads in expected.items():
+        model = ConnectomeTransformer(n_jobs=n_jobs).fit(series)
+        fitted, pools[:] = list(pools), []
+        model.transform(series)
+        if threads is None:
+            assert fitted == pools == [], n_jobs
+        else:  # one pool per step of the geometric mean, one for the transform
+            assert set(fitted) == {threads} and len(fitted) > 1 and pools == [threads], n_jobs
+        pools.clear()
+
+
+@pytest.mark.mutant
+def test_single_threaded_blas_limits_blas_to_one_thread():
+    """Inside each worker of the thread pool BLAS runs on one thread (n_jobs threads, not
+    n_jobs × BLAS's), whatever BLAS had outside (here 2 threads where the build allows)."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from fastelm.connectome import single_threaded_blas
+
+    with threadpoolctl.threadpool_limits(limits=2, user_api="blas"):
+        with single_threaded_blas():
+            inside = [i["num_threads"] for i in threadpoolctl.threadpool_info()
+                      if i["user_api"] == "blas"]
+    assert inside and set(inside) == {1}
+
+
+@pytest.mark.mutant
+def test_tangent_whitening_is_the_inverse_square_root_of_the_mean():
+    """whitening_ = G^{-1/2} of the fitted mean_ G (W G W = I), as documented; a multiple of it
+    would move only the diagonal of log(W C W), which the vectors drop."""
+    model = ConnectomeTransformer("tangent").fit(_series(6, M=4, seed=7))
+    W = model.whitening_
+    np.testing.assert_allclose(W, W.T, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(W @ model.mean_ @ W, np.eye(4), rtol=0, atol=1e-10)
+    assert np.linalg.eigvalsh(W).min() > 0
