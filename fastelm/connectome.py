@@ -42,6 +42,7 @@ import warnings
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
+from numbers import Integral
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -49,6 +50,8 @@ from numpy.typing import ArrayLike
 from scipy.linalg.blas import get_blas_funcs
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
+
+from ._validation import Interval, StrOptions, check_parameter
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -61,6 +64,9 @@ __all__ = ["KINDS", "ConnectomeTransformer", "connectivity_features", "ledoit_wo
 
 KINDS = ("correlation", "partial correlation", "tangent")
 GMEAN_MAX_ITER, GMEAN_TOL = 30, 1e-7  # nilearn's settings of its tangent-space mean
+# joblib's n_jobs: None or k >= 1 threads, -1 every CPU, -2 all but one, ...; 0 has no meaning
+N_JOBS = [None, Interval(Integral, 1, None, closed="left"),
+          Interval(Integral, None, -1, closed="right")]
 CHUNK = 32  # subjects per batched eigendecomposition (bounds memory: 3 stacks of CHUNK·M²)
 _syrk = get_blas_funcs("syrk", dtype=np.float64)
 
@@ -164,7 +170,7 @@ def connectivity_features(series: Series, *, eps: float = 1e-7) -> np.ndarray:
         A constant ROI column, non-finite values, fewer than 2 time points or 2 ROIs.
     """
     _check_eps(eps)
-    single = isinstance(series, np.ndarray) and series.ndim == 2
+    single = isinstance(series, np.ndarray) and series.ndim <= 2  # one subject, or bad shape
     subjects = [series] if single else list(series)
     out = []
     for k, s in enumerate(subjects):
@@ -368,6 +374,7 @@ def geometric_mean(C: np.ndarray, max_iter: int = GMEAN_MAX_ITER, tol: float = G
     ``_geometric_mean`` (Fletcher & Joshi 2007, Algorithm 3). ``n_jobs`` threads share the
     subjects' eigendecompositions (the result does not depend on it).
     """
+    check_parameter(n_jobs, "n_jobs", N_JOBS)
     n, M = C.shape[0], C.shape[1]
     try:
         np.linalg.cholesky(C)
@@ -409,6 +416,10 @@ class ConnectomeTransformer(TransformerMixin, BaseEstimator):
     kind : {'correlation', 'partial correlation', 'tangent'}, default='tangent'
         See the module docstring; only 'tangent' learns from the training subjects (their
         geometric mean); the other two are per-subject maps.
+    n_jobs : int or None, default=None
+        Threads sharing the subjects' eigendecompositions ('tangent'), counted as joblib does:
+        None and 1 one, -1 every CPU, -2 all but one; 0 is refused. The values do not depend
+        on it.
 
     Attributes
     ----------
@@ -433,13 +444,14 @@ class ConnectomeTransformer(TransformerMixin, BaseEstimator):
     matrices, J. Multivariate Analysis 88(2).
     """
 
+    _parameter_constraints = {"kind": [StrOptions(set(KINDS))], "n_jobs": N_JOBS}
+
     def __init__(self, kind: str = "tangent", n_jobs: int | None = None):
         self.kind = kind
         self.n_jobs = n_jobs
 
     def _matrices(self, X):
-        if self.kind not in KINDS:
-            raise ValueError(f"kind={self.kind!r} is not one of {KINDS}")
+        self._validate_params()
         series = as_series_list(X)
         if self.kind == "correlation":
             return _cov_to_corr(ledoit_wolf_covariances(series, standardize=True))

@@ -251,14 +251,17 @@ def test_triangle_functions_keep_leading_axes_and_one_roi():
 @pytest.mark.mutant
 def test_connectivity_features_boundaries():
     """eps in (0, 1) open at both ends; |z| <= arctanh(1 - eps) for collinear ROIs, of either
-    sign; T >= 2 and M >= 2 are the smallest series (T = 2: every r is ±1); an (n, T, M) array
-    is n subjects; subjects' ROI counts must agree."""
+    sign; T >= 2 and M >= 2 are the smallest series (T = 2: every r is ±1), a subject of other
+    dimensions is refused by name (an array of one or no dimension with its own shape); an
+    (n, T, M) array is n subjects; subjects' ROI counts must agree."""
     rng = np.random.default_rng(0)
     s = rng.standard_normal((30, 2))
-    for eps in (0.0, 1.0, -0.1, 1.5):
+    for eps in (0.0, 1.0, -0.1, 1.5, "0.1", True):
         with pytest.raises(ValueError, match=r"eps must be a number in \(0, 1\)"):
             connectivity_features(s, eps=eps)
     np.testing.assert_allclose(connectivity_features(s, eps=1.0 - 1e-9), [0.0], atol=1e-8)
+    with pytest.raises(TypeError):
+        connectivity_features(s, 0.5)  # eps is keyword-only
     collinear = np.column_stack([s[:, 0], 3.0 * s[:, 0] + 1.0, -s[:, 0], s[:, 1]])
     z = vec_to_sym_matrix(connectivity_features(collinear, eps=1e-4))
     cap = np.arctanh(1.0 - 1e-4)
@@ -272,9 +275,12 @@ def test_connectivity_features_boundaries():
                                   connectivity_features(list(stack)))
     with pytest.raises(ValueError, match="^subjects have different numbers of ROIs"):
         connectivity_features([stack[0], stack[1][:, :3]])
-    for shape in [(1, 4), (5, 1), (1, 1)]:
+    for shape in [(1, 4), (5, 1), (1, 1), (40,), (2, 5, 3)]:
         with pytest.raises(ValueError, match=r"subject 0: expected a \(T, M\) series with T >= 2"):
             connectivity_features([rng.standard_normal(shape)])
+    for bad in (rng.standard_normal(40), np.array(1.0)):  # one array, not 2-D: its shape
+        with pytest.raises(ValueError, match=re.escape(f"got shape {bad.shape}")):
+            connectivity_features(bad)
 
 
 @pytest.mark.mutant
@@ -296,15 +302,17 @@ def test_connectivity_features_name_the_column_that_cannot_be_scaled():
 @pytest.mark.mutant
 def test_series_list_boundaries():
     """as_series_list: T >= 2 time points and M >= 2 ROIs, both ends of each; a 1-D subject is
-    named, not an IndexError; one subject is a list too, an (n, T, M) array n subjects, a 4-D
-    array refused; values that are not numbers, or
-    ragged rows, are a TypeError naming X."""
+    named, not an IndexError, and a 3-D one; one subject is a list too, an (n, T, M) array n
+    subjects, a 1-D or 4-D array refused; ROI counts above or below subject 0's refused;
+    values that are not numbers, or ragged rows, are a TypeError naming X."""
     rng = np.random.default_rng(0)
     one = rng.standard_normal((5, 3))
     np.testing.assert_array_equal(as_series_list([one])[0], one)
     for bad in ([[["a", "b"], ["c", "d"]]], [[[1.0, 2.0], [3.0]]]):
         with pytest.raises(TypeError, match=r"^X: expected a list of \(T, M\) numeric arrays"):
             as_series_list(bad)
+    with pytest.raises(TypeError, match=r"^X: expected a list of \(T, M\) numeric arrays"):
+        as_series_list([{"a": 1.0}])
     assert [s.shape for s in as_series_list([rng.standard_normal((2, 2))] * 2)] == [(2, 2)] * 2
     for shape in [(1, 3), (4, 1), (1, 1)]:
         bad = rng.standard_normal(shape)
@@ -312,6 +320,14 @@ def test_series_list_boundaries():
             as_series_list([bad, bad])
     with pytest.raises(ValueError, match=r"subject 0 has shape \(40,\)"):
         as_series_list([rng.standard_normal(40), rng.standard_normal(40)])
+    with pytest.raises(ValueError, match=r"subject 0 has shape \(2, 6, 4\)"):
+        as_series_list([rng.standard_normal((2, 6, 4))] * 2)
+    with pytest.raises(ValueError, match=r"^X: expected \(n_subjects, T, M\).*shape \(40,\)"):
+        as_series_list(rng.standard_normal(40))
+    with pytest.raises(ValueError, match="subject 1 has 4 ROIs, subject 0 has 3"):
+        as_series_list([one, rng.standard_normal((5, 4))])
+    with pytest.raises(TypeError, match=r"^X: expected a list of \(T, M\) numeric arrays"):
+        as_series_list(5)
     stack = rng.standard_normal((3, 6, 4))
     np.testing.assert_array_equal(np.stack(as_series_list(stack)), stack)
     with pytest.raises(ValueError, match=r"^X: expected \(n_subjects, T, M\).*\(2, 2, 6, 4\)"):
@@ -322,9 +338,14 @@ def test_series_list_boundaries():
 def test_correlation_kind_of_constant_and_outlying_rois():
     """A constant ROI z-scores to zeros (sd < eps: 1), so its correlations are 0 as nilearn's;
     one ROI at 1e200 beside ROIs at 1 (only that column is rescaled before the z-score) gives
-    the correlations of the unscaled series."""
+    the correlations of the unscaled series; ordinary series raise no warning."""
+    import warnings
+
     rng = np.random.default_rng(0)
     series = [rng.standard_normal((40, 5)) @ (np.eye(5) + 0.5) for _ in range(3)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # ordinary series: no warning on the way
+        ConnectomeTransformer("correlation").fit_transform(series)
     constant = [s.copy() for s in series]
     constant[1][:, 2] = 3.0
     got = vec_to_sym_matrix(ConnectomeTransformer("correlation").fit_transform(constant))
@@ -358,7 +379,8 @@ def _spread_spd_stack(seed=9):
 def test_geometric_mean_halves_its_step_and_warns_when_not_converged():
     """On a spread stack the full step overshoots; halved when the gradient norm grows, the
     descent reaches the geometric mean (zero gradient: ‖mean_k log(G^-1/2 C_k G^-1/2)‖_F / M²
-    < tol, computed here by eigendecompositions) within 30 steps and does not warn; stopped
+    < tol, computed here by eigendecompositions) within 30 steps, on nilearn's path (its step
+    halved, not divided by 3), and does not warn; stopped
     after 2 steps it warns, at the caller's line; a wider stack is stopped after 30 steps."""
     import warnings
 
@@ -376,6 +398,10 @@ def test_geometric_mean_halves_its_step_and_warns_when_not_converged():
     with pytest.warns(RuntimeWarning, match="geometric mean: 2 steps without reaching tol") \
             as record:
         geometric_mean(C, max_iter=2)
+    nilearn = pytest.importorskip("nilearn.connectome.connectivity_matrices")
+    if hasattr(nilearn, "_geometric_mean"):  # private: the same descent, step halved
+        np.testing.assert_allclose(G, nilearn._geometric_mean(list(C), max_iter=30, tol=1e-7),
+                                   rtol=1e-12, atol=0)
     assert record[0].filename == __file__  # stacklevel: the warning names its caller's line
     with pytest.warns(RuntimeWarning, match="^geometric mean: 30 steps without reaching tol"):
         geometric_mean(_spread_spd_stack(seed=1))  # nilearn's 30 steps at most, by default
@@ -385,7 +411,8 @@ def test_geometric_mean_halves_its_step_and_warns_when_not_converged():
 def test_n_jobs_counts_threads_as_joblib(monkeypatch):
     """n_jobs as joblib counts it: None and 1 run in the calling thread (no pool), k > 1 in k
     threads, -1 in every CPU, -2 in all but one, below -n_cpus in one; never more threads than
-    chunks of subjects. Both the geometric mean's sums (fit) and the logarithms (transform)."""
+    chunks of subjects. Both the geometric mean's sums (fit) and the logarithms (transform).
+    0 (no meaning to joblib), a float, a string or a bool is refused by name."""
     import fastelm.connectome as c
 
     pools = []
@@ -410,6 +437,11 @@ def test_n_jobs_counts_threads_as_joblib(monkeypatch):
         else:  # one pool per step of the geometric mean, one for the transform
             assert set(fitted) == {threads} and len(fitted) > 1 and pools == [threads], n_jobs
         pools.clear()
+    for bad in (0, 2.5, "2", True):  # joblib: "n_jobs == 0 has no meaning"
+        with pytest.raises(ValueError, match="^The 'n_jobs' parameter of ConnectomeTransformer"):
+            ConnectomeTransformer(n_jobs=bad).fit(series)
+        with pytest.raises(ValueError, match="^The 'n_jobs' parameter of fastelm"):
+            geometric_mean(np.stack([np.eye(3)] * 2), n_jobs=bad)
 
 
 @pytest.mark.mutant
@@ -435,3 +467,18 @@ def test_tangent_whitening_is_the_inverse_square_root_of_the_mean():
     np.testing.assert_allclose(W, W.T, rtol=0, atol=1e-12)
     np.testing.assert_allclose(W @ model.mean_ @ W, np.eye(4), rtol=0, atol=1e-10)
     assert np.linalg.eigvalsh(W).min() > 0
+
+
+@pytest.mark.mutant
+def test_ledoit_wolf_of_two_time_points_is_the_sample_covariance():
+    """T = 2: the Ledoit-Wolf β is exactly 0 (both centred rows ±x), so the shrinkage is 0 and
+    C = S, as scikit-learn's LedoitWolf (planted: the shrinkage for β = 0 set to -1)."""
+    from sklearn.covariance import LedoitWolf
+
+    from fastelm.connectome import ledoit_wolf_covariances
+
+    s = np.array([[1.0, 2.0, 3.0], [3.0, 4.0, 7.0]])
+    x = s - s.mean(axis=0)
+    np.testing.assert_array_equal(ledoit_wolf_covariances([s])[0], x.T @ x / 2)
+    np.testing.assert_allclose(ledoit_wolf_covariances([s])[0], LedoitWolf().fit(s).covariance_,
+                               rtol=1e-15, atol=0)
