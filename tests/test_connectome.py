@@ -482,3 +482,25 @@ def test_ledoit_wolf_of_two_time_points_is_the_sample_covariance():
     np.testing.assert_array_equal(ledoit_wolf_covariances([s])[0], x.T @ x / 2)
     np.testing.assert_allclose(ledoit_wolf_covariances([s])[0], LedoitWolf().fit(s).covariance_,
                                rtol=1e-15, atol=0)
+
+
+@pytest.mark.mutant
+def test_series_list_names_the_bad_subject_after_a_good_first_one():
+    """A good first subject and a 1-D last one: the message names the last one's shape
+    (planted by cosmic-ray: M read from the last subject, ``subjects[-1].ndim == 2``, so M is
+    None and subject 0 is blamed)."""
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match=r"subject 1 has shape \(12,\)"):
+        as_series_list([rng.standard_normal((12, 3)), rng.standard_normal(12)])
+
+
+@pytest.mark.mutant
+def test_transform_refuses_more_rois_than_fitted():
+    """Fitted on 4 ROIs, given 5: refused by name, as fewer are (planted by cosmic-ray: the
+    check ``!=`` → ``<``, which let 10 features out of a 6-feature transformer)."""
+    rng = np.random.default_rng(1)
+    fitted = ConnectomeTransformer(kind="correlation").fit(
+        [rng.standard_normal((30, 4)) for _ in range(3)])
+    for width in (3, 5):
+        with pytest.raises(ValueError, match=f"X has {width} ROIs; the transformer was fitted on 4"):
+            fitted.transform([rng.standard_normal((30, width)) for _ in range(2)])
