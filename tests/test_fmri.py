@@ -1025,3 +1025,15 @@ def test_files_in_the_folder_are_read_before_its_rois_subfolder(tmp_path):
     b = _load_quiet(tmp_path)
     assert b.folder == tmp_path
     np.testing.assert_array_equal(b.series[0], read_roi_file(g.files[0])[0])
+
+
+@pytest.mark.mutant
+def test_the_only_csv_is_the_phenotype_when_it_has_another_name(tmp_path):
+    """No file of the PCP phenotype's name but exactly one *.csv: that one is read (planted by
+    cosmic-ray: the fallback's loop over the folders skipped, ``for directory in []``)."""
+    g = make_synthetic_abide(tmp_path, n_subjects=8, n_rois=4, lengths=(30, 40), n_sites=2,
+                             atlas="cc200", random_state=0)
+    renamed = g.phenotype_csv.rename(tmp_path / "phenotype.csv")
+    b = _load_quiet(tmp_path, atlas="cc200", features="connectivity")
+    assert b.phenotype_csv == renamed
+    np.testing.assert_array_equal(b.subject_ids, g.file_ids)
