@@ -170,6 +170,17 @@ def test_compiled_window_after_other_rows_and_the_caller_arrays_not_kept(loss):
     np.testing.assert_array_equal(model.rls_.beta, kept.rls_.beta)
 
 
+def _fused_and_per_call(make, X, y, chunk_size):
+    """Prequential runs of two models from `make`, fused and per call: equal scores and beta."""
+    fused, plain = make(), make()
+    a = prequential(fused, X, y, chunk_size=chunk_size)
+    b = prequential(plain, X, y, chunk_size=chunk_size, fused=False)
+    np.testing.assert_array_equal(a.correct, b.correct)
+    assert np.linalg.norm(fused.rls_.beta - plain.rls_.beta) <= \
+        1e-12 * np.linalg.norm(plain.rls_.beta)
+    return fused, plain, a
+
+
 @pytest.mark.mutant
 def test_compiled_loop_takes_the_first_class_on_ties():
     """Rows whose ReLU nodes are all off score 0 for every class: the compiled loop predicts
@@ -202,13 +213,8 @@ def test_compiled_loop_hands_back_when_k_is_not_trusted(monkeypatch):
     rng = np.random.default_rng(3)
     X = rng.standard_normal((600, 3))
     y = (X[:, 0] + X[:, 1] ** 2 > 1).astype(int)
-    fused, plain = (OSELMClassifier(n_hidden=15, alpha=0.5, window=200, random_state=0)
-                    for _ in range(2))
-    a = prequential(fused, X, y, chunk_size=50)
-    b = prequential(plain, X, y, chunk_size=50, fused=False)
-    np.testing.assert_array_equal(a.correct, b.correct)
-    assert np.linalg.norm(fused.rls_.beta - plain.rls_.beta) <= \
-        1e-12 * np.linalg.norm(plain.rls_.beta)
+    fused, plain, _ = _fused_and_per_call(
+        lambda: OSELMClassifier(n_hidden=15, alpha=0.5, window=200, random_state=0), X, y, 50)
     assert fused.rls_.forms == plain.rls_.forms and fused.rls_.n_seen == plain.rls_.n_seen == 200
 
 
@@ -368,13 +374,8 @@ def test_compiled_loop_with_a_window_of_one_row_equals_the_per_call_path():
     rng = np.random.default_rng(11)
     X = rng.standard_normal((60, 3))
     y = (X[:, 0] > 0).astype(int)
-    fused, plain = (OSELMClassifier(n_hidden=5, alpha=0.5, window=1, random_state=0)
-                    for _ in range(2))
-    a = prequential(fused, X, y, chunk_size=10)
-    b = prequential(plain, X, y, chunk_size=10, fused=False)
-    np.testing.assert_array_equal(a.correct, b.correct)
-    assert np.linalg.norm(fused.rls_.beta - plain.rls_.beta) <= \
-        1e-12 * np.linalg.norm(plain.rls_.beta)
+    _fused_and_per_call(lambda: OSELMClassifier(n_hidden=5, alpha=0.5, window=1,
+                                                random_state=0), X, y, 10)
 
 
 @pytest.mark.mutant
