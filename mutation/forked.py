@@ -160,17 +160,22 @@ def _ask(path: str, cpu: int, env: list[str], args: list[str]) -> tuple[int, str
     return answer["code"], answer["output"]
 
 
-def run(path: str, cpu: int, env: list[str], args: list[str], coverage: str | None = None) -> int:
+def run(path: str, cpu: int, env: list[str], args: list[str], coverage: str | None = None,
+        covering_only: bool = False) -> int:
     """Send one pytest run to the server at `path`; print its output, return its exit code.
 
     With `coverage` (the map `cover` wrote), first only the tests that executed the mutated
     lines: a failure there is the outcome (every test it runs is in the full selection); if they
-    pass, the full selection decides, so a survivor is always one of the whole selection."""
+    pass, the full selection decides, so a survivor is always one of the whole selection. With
+    `covering_only` their pass decides too (a test that never executes the changed statement
+    runs as before it): the full selection runs only for a statement run at import or by no
+    test."""
     if coverage is not None:
         tests = covering_tests(coverage)
         if tests:
             code, output = _ask(path, cpu, env, _options(args) + tests)
-            if code not in (0, 4, 5):  # 4, 5: a node id pytest did not find; the full run
+            if code not in (0, 4, 5) or (covering_only and code == 0):
+                # 4, 5: a node id pytest did not find; the full run
                 sys.stdout.write(f"forked: {len(tests)} covering tests\n" + output)
                 return code
     code, output = _ask(path, cpu, env, args)
@@ -210,7 +215,10 @@ def _header_lines(tree: ast.AST) -> dict[int, range]:
 
 def covering_tests(path: str) -> list[str]:
     """The tests (node ids) that executed a statement whose text differs from the pristine copy,
-    or [] when one of them ran at import or no test ran it (then the full selection decides)."""
+    or [] when one of them ran at import or no test ran it (then the full selection decides).
+
+    A statement a test's setup or teardown ran (a fixture, maybe module- or class-scoped, whose
+    value later tests share) brings every test of that test's file."""
     with open(path) as handle:
         record = json.load(handle)
     tests: set[str] = set()
@@ -227,12 +235,15 @@ def covering_tests(path: str) -> list[str]:
         touched = {line + 1 for tag, i1, i2, _, _ in matcher.get_opcodes() if tag != "equal"
                    for line in range(i1, max(i2, i1 + 1))}
         spans = _header_lines(ast.parse(pristine))
+        fixtures = record["fixtures"][name]
         for line in touched:
             for statement_line in spans.get(line, [line]):
                 contexts = lines.get(str(statement_line), [])
                 if "" in contexts:
                     return []
                 tests.update(contexts)
+                files = {test.split("::")[0] for test in fixtures.get(str(statement_line), [])}
+                tests.update(test for test in record["tests"] if test.split("::")[0] in files)
     return sorted(tests) if changed else []
 
 
@@ -260,7 +271,7 @@ def cover(config_path: str, out: str) -> int:
         return done.returncode
     data = coverage.CoverageData(".coverage.forked")
     data.read()
-    record: dict = {"lines": {}, "pristine": {}}
+    record: dict = {"lines": {}, "fixtures": {}, "pristine": {}}
     for measured in data.measured_files():
         name = os.path.relpath(measured)
         if name not in files:
@@ -269,8 +280,15 @@ def cover(config_path: str, out: str) -> int:
         record["lines"][name] = {str(line): sorted({context.rsplit("|", 1)[0] if "|" in
                                                     context else "" for context in names})
                                  for line, names in contexts.items()}
+        record["fixtures"][name] = {
+            str(line): sorted({context.rsplit("|", 1)[0] for context in names
+                               if "|" in context and not context.endswith("|run")})
+            for line, names in contexts.items()}
+    record["tests"] = sorted({context.rsplit("|", 1)[0] for context in data.measured_contexts()
+                              if "|" in context})
     for name in files:
         record["lines"].setdefault(name, {})
+        record["fixtures"].setdefault(name, {})
         with open(name) as handle:
             record["pristine"][name] = handle.read()
     with open(out, "w") as handle:
@@ -305,11 +323,13 @@ def parse(command: str) -> tuple[list[str], int, list[str]]:
     return env, cpu, words[3:]
 
 
-def rewrite(command: str, path: str, coverage: str | None = None) -> str:
+def rewrite(command: str, path: str, coverage: str | None = None,
+            covering_only: bool = False) -> str:
     """The `run` command for a configuration's test command (see `parse`)."""
     env, cpu, args = parse(command)
     options = [f"--cpu {cpu}"] + [f"--env {shlex.quote(item)}" for item in env]
     options += [f"--coverage {shlex.quote(coverage)}"] if coverage else []
+    options += ["--covering-only"] if coverage and covering_only else []
     return shlex.join(["python", "mutation/forked.py", "run", path]) + " " + " ".join(options) + " -- " + shlex.join(args)
 
 
@@ -323,6 +343,8 @@ def main(argv: list[str] | None = None) -> int:
     run_parser.add_argument("--cpu", type=int, default=0, help="CPU seconds (ulimit -t)")
     run_parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE")
     run_parser.add_argument("--coverage", help="the map `cover` wrote: covering tests first")
+    run_parser.add_argument("--covering-only", action="store_true",
+                            help="with --coverage: the covering tests decide")
     run_parser.add_argument("args", nargs="*", help="after --: pytest's arguments")
     cover_parser = commands.add_parser("cover", help="map each line to the tests that ran it")
     cover_parser.add_argument("config")
@@ -331,6 +353,8 @@ def main(argv: list[str] | None = None) -> int:
     rewrite_parser.add_argument("config")
     rewrite_parser.add_argument("socket")
     rewrite_parser.add_argument("--coverage", help="the map `cover` wrote")
+    rewrite_parser.add_argument("--covering-only", action="store_true",
+                                help="with --coverage: the covering tests decide")
     argv = sys.argv[1:] if argv is None else argv
     pytest_args = argv[argv.index("--") + 1:] if "--" in argv else []
     options = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
@@ -339,7 +363,8 @@ def main(argv: list[str] | None = None) -> int:
 
         with open(options.config, "rb") as handle:
             config = tomllib.load(handle)
-        print(rewrite(config["cosmic-ray"]["test-command"], options.socket, options.coverage))
+        print(rewrite(config["cosmic-ray"]["test-command"], options.socket, options.coverage,
+                      options.covering_only))
         return 0
     if options.command == "serve":
         serve(options.socket)
@@ -347,7 +372,7 @@ def main(argv: list[str] | None = None) -> int:
     if options.command == "cover":
         return cover(options.config, options.out)
     return run(options.socket, options.cpu, options.env, options.args + pytest_args,
-               options.coverage)
+               options.coverage, options.covering_only)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 #     bash mutation/run_cosmic_ray.sh confounds metrics      # mutation/confounds.toml, ...
 #     bash mutation/run_cosmic_ray.sh --no-fork confounds    # a fresh python per mutant
 #     bash mutation/run_cosmic_ray.sh --coverage model_selection   # covering tests first
+#     bash mutation/run_cosmic_ray.sh --covering-only dask  # covering tests decide
 #     bash mutation/run_cosmic_ray.sh --resume connectome    # go on with a stopped run
 #
 # By default each mutant's pytest is forked from a server that has imported the libraries once
@@ -14,17 +15,21 @@
 # test command as written. --coverage first maps each line of the module to the tests that
 # execute it (one run under coverage, each test its own context) and runs a mutant's covering
 # tests first: when they fail the mutant is killed, otherwise the full selection decides.
+# --covering-only lets the covering tests decide (a test that never executes the changed
+# statement cannot tell the mutant from the original); a statement run at import or by no test
+# still goes to the full selection.
 # Each copy's report.txt gets the counts and the survivors' diffs; a configuration whose tests
 # fail before any mutant is planted is skipped (its baseline.txt says why). Everything runs
 # under nice -n 15; a configuration's `ulimit -t` (CPU seconds) stops a hung mutant whatever the
 # machine's load, and its wall-clock `timeout` is long, so that a slow machine kills nothing.
 set -u -o pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-fork=1 coverage=0 resume=0
+fork=1 coverage=0 covering=0 resume=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --no-fork) fork=0 ;;
         --coverage) coverage=1 ;;
+        --covering-only) coverage=1 covering=1 ;;
         --resume) resume=1 ;;
         *) break ;;
     esac
@@ -57,20 +62,22 @@ for name in "$@"; do
         server=$!
         for _ in $(seq 120); do [ -S "$socket" ] && break; sleep 1; done
         map=""
-        if [ "$coverage" = 1 ] && [ ! -f "$copy/coverage-map.json" ]; then
+        # a map made before fixtures were recorded is made again (its covering sets are too small)
+        if [ "$coverage" = 1 ] && ! grep -qs '"fixtures"' "$copy/coverage-map.json"; then
             map="$copy/coverage-map.json"
             nice -n 15 python mutation/forked.py cover "$root/$config" "$map" > coverage.txt 2>&1 \
                 || { echo "$name: the coverage run failed (see $copy/coverage.txt)"; kill "$server"; continue; }
         fi
         [ "$coverage" = 1 ] && map="$copy/coverage-map.json"
-        python - "$root/$config" "$config" "$socket" "$map" <<'PY'
+        python - "$root/$config" "$config" "$socket" "$map" "$covering" <<'PY'
 import json, re, sys
 sys.path.insert(0, "mutation")
 import tomllib
 from forked import rewrite
-source, path, socket, map = sys.argv[1:]
+source, path, socket, map, covering = sys.argv[1:]
 text = open(source).read()
-command = rewrite(tomllib.loads(text)["cosmic-ray"]["test-command"], socket, map or None)
+command = rewrite(tomllib.loads(text)["cosmic-ray"]["test-command"], socket, map or None,
+                  covering == "1")
 text = re.sub(r"(?m)^test-command = .*$", lambda _: "test-command = " + json.dumps(command), text)
 open(path, "w").write(text)
 PY

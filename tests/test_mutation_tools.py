@@ -57,10 +57,11 @@ def f(x,
 '''
 
 
-def _map(tmp_path, lines):
+def _map(tmp_path, lines, fixtures=None, tests=()):
     module = tmp_path / "m.py"
     module.write_text(SOURCE)
-    record = {"lines": {"m.py": lines}, "pristine": {"m.py": SOURCE}}
+    record = {"lines": {"m.py": lines}, "fixtures": {"m.py": fixtures or {}},
+              "tests": list(tests), "pristine": {"m.py": SOURCE}}
     (tmp_path / "map.json").write_text(json.dumps(record))
     return module
 
@@ -86,6 +87,35 @@ def test_a_statement_no_test_ran_goes_to_the_whole_selection(tmp_path, monkeypat
     module = _map(tmp_path, {"8": ["t::a"]})
     module.write_text(SOURCE.replace("return x\n", "return -x\n"))
     assert forked.covering_tests("map.json") == []
+
+
+def test_a_statement_a_fixture_ran_brings_every_test_of_its_file(tmp_path, monkeypatch):
+    # a module-scoped fixture runs in its first test's setup; the file's later tests share it
+    monkeypatch.chdir(tmp_path)
+    tests = ["tests/t.py::a", "tests/t.py::b[1]", "tests/u.py::c", "tests/u.py::d"]
+    module = _map(tmp_path, {"8": ["tests/t.py::a", "tests/u.py::d"]},
+                  fixtures={"8": ["tests/t.py::a"]}, tests=tests)
+    module.write_text(SOURCE.replace("x > LIMIT", "x >= LIMIT"))
+    assert forked.covering_tests("map.json") == ["tests/t.py::a", "tests/t.py::b[1]",
+                                                 "tests/u.py::d"]
+
+
+@pytest.mark.parametrize("covering_only, covering_code, asked", [
+    (False, 1, 1), (False, 0, 2), (True, 0, 1), (True, 1, 1), (True, 5, 2)])
+def test_the_covering_tests_decide_a_failure_and_with_covering_only_a_pass(
+        monkeypatch, covering_only, covering_code, asked):
+    calls = []
+
+    def ask(path, cpu, env, args):
+        calls.append(args)
+        return (covering_code if len(calls) == 1 else 0), ""
+    monkeypatch.setattr(forked, "covering_tests", lambda path: ["t.py::a"])
+    monkeypatch.setattr(forked, "_ask", ask)
+    code = forked.run("S", 0, [], ["-x", "t.py"], "map.json", covering_only)
+    assert len(calls) == asked and calls[0] == ["-x", "t.py::a"]
+    assert code == (covering_code if asked == 1 else 0)
+    assert forked.rewrite("python -m pytest t.py", "S", "m.json", True).split(" -- ")[0] \
+        .endswith("--coverage m.json --covering-only")
 
 
 @pytest.mark.slow
