@@ -62,6 +62,8 @@ def _child(request: dict, output: int) -> None:
         resource.setrlimit(resource.RLIMIT_CPU, (request["cpu"], request["cpu"]))
     if "numba" in sys.modules:
         sys.modules["numba"].core.config.reload_config()
+    if "dask" in sys.modules:  # DASK_* variables are read at import: read them again
+        sys.modules["dask"].config.refresh()
     os.chdir(request["cwd"])
     sys.path.insert(0, request["cwd"])
     import pytest
