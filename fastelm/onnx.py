@@ -61,11 +61,12 @@ def _import_onnx():
 
 class _Graph:
     """Nodes and initializers of one graph of operator set ``opset``; ``node``, ``const`` and
-    ``reduce_rows`` return the new names."""
+    ``reduce_rows`` return the new names. ``versions``: the nodes (by name) that need an
+    operator version above MIN_OPSET, and that version."""
 
     def __init__(self, opset, prefix=""):
         self.nodes, self.initializers, self._count, self.prefix = [], [], 0, prefix
-        self.opset = opset
+        self.opset, self.versions = opset, {}
 
     def name(self, hint):
         self._count += 1
@@ -91,8 +92,9 @@ class _Graph:
         axes an attribute before opset 18, an input from opset 18 on."""
         if self.opset < AXES_INPUT_OPSET:
             return self.node(op, [x], axes=[1], keepdims=1)
-        return self.node(op, [x, self.const(np.array([1], dtype=np.int64), "axes")],
-                         keepdims=1)
+        out = self.node(op, [x, self.const(np.array([1], dtype=np.int64), "axes")], keepdims=1)
+        self.versions[self.nodes[-1].name] = AXES_INPUT_OPSET
+        return out
 
 
 def _kind(model):
@@ -365,9 +367,8 @@ def _skl2onnx_convert(scope, operator, container):
     container.initializers.extend(g.initializers)
     for node in g.nodes:
         attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
-        axes_input = node.op_type.startswith("Reduce") and g.opset >= AXES_INPUT_OPSET
         container.add_node(node.op_type, list(node.input), list(node.output), name=node.name,
-                           op_version=AXES_INPUT_OPSET if axes_input else MIN_OPSET, **attrs)
+                           op_version=g.versions.get(node.name, MIN_OPSET), **attrs)
 
 
 def _skl2onnx_parse(scope, model, inputs, custom_parsers=None):

@@ -238,14 +238,17 @@ def covering_tests(path: str) -> list[str]:
                    for line in range(i1, max(i2, i1 + 1))}
         spans = _header_lines(ast.parse(pristine))
         fixtures = record["fixtures"][name]
+        by_file: dict[str, list[str]] = {}
+        for test in record["tests"]:
+            by_file.setdefault(test.split("::")[0], []).append(test)
         for line in touched:
             for statement_line in spans.get(line, [line]):
                 contexts = lines.get(str(statement_line), [])
                 if "" in contexts:
                     return []
                 tests.update(contexts)
-                files = {test.split("::")[0] for test in fixtures.get(str(statement_line), [])}
-                tests.update(test for test in record["tests"] if test.split("::")[0] in files)
+                for test in fixtures.get(str(statement_line), []):
+                    tests.update(by_file[test.split("::")[0]])
     return sorted(tests) if changed else []
 
 
@@ -279,15 +282,15 @@ def cover(config_path: str, out: str) -> int:
         if name not in files:
             continue
         contexts = data.contexts_by_lineno(measured)
-        record["lines"][name] = {str(line): sorted({context.rsplit("|", 1)[0] if "|" in
-                                                    context else "" for context in names})
-                                 for line, names in contexts.items()}
-        record["fixtures"][name] = {
-            str(line): sorted({context.rsplit("|", 1)[0] for context in names
-                               if "|" in context and not context.endswith("|run")})
-            for line, names in contexts.items()}
-    record["tests"] = sorted({context.rsplit("|", 1)[0] for context in data.measured_contexts()
-                              if "|" in context})
+        phases = {line: [_test_and_phase(context) for context in names]
+                  for line, names in contexts.items()}
+        record["lines"][name] = {str(line): sorted({test for test, _ in pairs})
+                                 for line, pairs in phases.items()}
+        record["fixtures"][name] = {str(line): sorted({test for test, phase in pairs
+                                                       if test and phase != "run"})
+                                    for line, pairs in phases.items()}
+    record["tests"] = sorted({test for test, _ in map(_test_and_phase, data.measured_contexts())
+                              if test})
     for name in files:
         record["lines"].setdefault(name, {})
         record["fixtures"].setdefault(name, {})
@@ -298,6 +301,13 @@ def cover(config_path: str, out: str) -> int:
     covered = sum(len(lines) for lines in record["lines"].values())
     print(f"forked: {covered} lines of {len(files)} files mapped to their tests in {out}")
     return 0
+
+
+def _test_and_phase(context: str) -> tuple[str, str]:
+    """pytest-cov's context ``node-id|setup``, ``|run`` or ``|teardown`` as (node id, phase);
+    ("", "") for the import-time context."""
+    test, _, phase = context.rpartition("|")
+    return test, phase
 
 
 def parse(command: str) -> tuple[list[str], int, list[str]]:
