@@ -266,3 +266,187 @@ def test_reproduction_fold_loop_never_gives_test_labels(abide):
     for name in models:
         key = ("connectivity", name, 0)
         np.testing.assert_array_equal(out[0][key], out[1][key])
+
+
+# ---------------------------------------------------------------------------------------------
+# the reproduction's settings and its fold loop (protocol.deep_models, protocol.run_abide)
+
+@pytest.mark.mutant
+def test_deep_models_at_the_reproductions_settings_quick_and_overridden():
+    """The full settings are the classes' defaults; quick mode a few epochs, a smaller CNN and
+    a 500-feature RFE (the docstring's); overrides replace one parameter of one model."""
+    full = deep_models()
+    assert set(full) == set(DEEP_MODELS)
+    assert full["CCNN"].get_params() == BrainNetCNNClassifier().get_params()
+    assert full["GCN"].get_params() == PopulationGCNClassifier().get_params()
+    quick = deep_models(quick=True)
+    assert quick["CCNN"].get_params() == BrainNetCNNClassifier(
+        e2e_channels=(4,), e2n_channels=8, n2g_channels=16, hidden=(16,), max_epochs=8,
+        patience=4).get_params()
+    assert quick["GCN"].get_params() == PopulationGCNClassifier(
+        n_selected=500, rfe_step=50, max_epochs=40, patience=10).get_params()
+    over = deep_models(True, CCNN={"max_epochs": 3}, GCN={"n_selected": 7})
+    assert over["CCNN"].get_params() == dict(quick["CCNN"].get_params(), max_epochs=3)
+    assert over["GCN"].get_params() == dict(quick["GCN"].get_params(), n_selected=7)
+    assert deep_models(GCN={"patience": 2})["GCN"].get_params() == \
+        PopulationGCNClassifier(patience=2).get_params()
+
+
+FIT_SECONDS, FIT_CPU, TRANSDUCTIVE_SECONDS, TRANSDUCTIVE_CPU = 0.25, 0.5, 0.125, 0.0625
+
+
+def _fit_log_entry(estimator, X, y):
+    """What a stand-in model records of one fit: its seed, inputs, the thread limits in force."""
+    import numba
+    from threadpoolctl import threadpool_info
+    return {"model": type(estimator).__name__, "seed": estimator.random_state, "X": X.copy(),
+            "y": np.asarray(y).copy(), "numba": numba.get_num_threads(),
+            "blas": {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}}
+
+
+def _stand_in_prediction(X):
+    """A fixed rule of the rows' last feature: some right, some wrong, none of the labels."""
+    return (X[:, -1] > np.median(X[:, -1])).astype(int)
+
+
+class _CNNStandIn(BrainNetCNNClassifier):
+    """BrainNetCNN's parameters and no network: records each fit, a fixed history."""
+
+    log: list = []
+
+    def fit(self, X, y):
+        self.classes_ = np.array([0, 1])
+        self.history_ = {"train_loss": [1.0, 0.5, 0.4], "val_loss": [0.9, 0.6, 0.7]}
+        self.best_epoch_ = 1
+        self.log.append(_fit_log_entry(self, X, y))
+        return self
+
+    def predict(self, X):
+        self.log[-1].update(X_test=X.copy(), pred=_stand_in_prediction(X))
+        return self.log[-1]["pred"]
+
+
+class _GCNStandIn(PopulationGCNClassifier):
+    """The GCN's fold_inputs hook and parameters; records each fit, a fixed transduction."""
+
+    log: list = []
+
+    def fit(self, X, y):
+        self.classes_ = np.array([0, 1])
+        self.log.append(_fit_log_entry(self, X, y))
+        return self
+
+    def predict(self, X):
+        self.transduction_ = {"history": {"train_loss": [0.8, 0.3], "val_loss": [0.7, 0.5]},
+                              "best_epoch": np.int64(0)}
+        self.transductive_time_, self.transductive_cpu_ = TRANSDUCTIVE_SECONDS, TRANSDUCTIVE_CPU
+        self.log[-1].update(X_test=X.copy(), pred=_stand_in_prediction(X))
+        return self.log[-1]["pred"]
+
+
+@pytest.fixture
+def stand_ins(monkeypatch, tmp_path):
+    """A synthetic ABIDE folder of 48 subjects (2 sites), stand-in models, a fixed fit time and
+    the outputs writer replaced by a recorder (the loop is what is tested here)."""
+    from fastelm.experiments.bls_fmri import protocol as bls_protocol
+    from fastelm.experiments.deep import protocol
+
+    data = tmp_path / "abide"
+    make_synthetic_abide(data, n_subjects=48, n_rois=8, lengths=(40, 50), n_sites=2,
+                         random_state=0)
+    _CNNStandIn.log, _GCNStandIn.log = [], []
+    timed = []
+
+    def fit_timed(estimator, X, y):
+        estimator.fit(X, y)
+        timed.append(type(estimator).__name__)
+        return FIT_SECONDS, True, FIT_CPU
+
+    written = {}
+    monkeypatch.setattr(bls_protocol, "fit_timed", fit_timed)
+    monkeypatch.setattr(protocol, "write_abide_outputs",
+                        lambda out, records, curves, **kw: written.update(out=out, **kw))
+    models = {"CCNN": _CNNStandIn(), "GCN": _GCNStandIn()}
+    return protocol, data, models, written, timed
+
+
+def _truth(data):
+    """Each subject's label and phenotype codes (site index, sex), by its connectome row."""
+    b = load_roi_dataset(data, features="connectivity")
+    site = np.unique(b.sites, return_inverse=True)[1]
+    sex = np.asarray(b.phenotype["SEX"], dtype=float)
+    return {row.tobytes(): (t, s, x) for row, t, s, x in zip(b.data, b.target, site, sex)}, b
+
+
+@pytest.mark.mutant
+def test_run_abide_fits_each_fold_once_per_model_on_one_thread_with_fold_seeds(stand_ins,
+                                                                                 tmp_path,
+                                                                                 capsys):
+    """run_abide's defaults (10 folds, one repeat, seed 0, the BLS-CV reference, a progress
+    bar) on an existing folder: each fold's models fit on its training subjects (the GCN with
+    each subject's site index and sex before the connectome), at the fold's seed, on one
+    thread; each record scores the fold's predictions against its own labels; the GCN's time
+    adds its transduction; the curves are the deep models' histories."""
+    from fastelm.experiments.bls_fmri.protocol import CPU, TIME, _fold_seed
+    from fastelm.metrics import classification_report_dict
+
+    protocol, data, models, written, timed = stand_ins
+    out = tmp_path / "out"
+    out.mkdir()  # an existing folder is written into
+    records = protocol.run_abide(data_dir=data, out_dir=out, models=models)
+    assert "deep" in capsys.readouterr().err  # the progress bar, on by default
+    truth, bunch = _truth(data)
+    n = len(bunch.target)
+    assert [r["model"] for r in records] == ["CCNN", "GCN", "BLS-CV"] * 10
+    assert timed == ["_CNNStandIn", "_GCNStandIn", "Pipeline"] * 10
+    assert [(r["repeat"], r["fold"]) for r in records[::3]] == [(0, f) for f in range(10)]
+    assert {r["data set"] for r in records} == {"abide"}
+    assert {r["features"] for r in records} == {"connectivity"}
+    assert {r["converged"] for r in records} == {True}
+    for log in (_CNNStandIn.log, _GCNStandIn.log):
+        assert [e["seed"] for e in log] == [_fold_seed(0, i) for i in range(10)]
+        assert {e["numba"] for e in log} == {1} and set().union(*(e["blas"] for e in log)) == {1}
+        tested = np.concatenate([e["X_test"] for e in log])
+        assert len(tested) == n  # each subject tested once
+    for i, (cnn_fit, gcn_fit) in enumerate(zip(_CNNStandIn.log, _GCNStandIn.log)):
+        rows = [truth[row.tobytes()] for row in cnn_fit["X"]]
+        np.testing.assert_array_equal(cnn_fit["y"], [t for t, _, _ in rows])
+        np.testing.assert_array_equal(gcn_fit["X"][:, 2:], cnn_fit["X"])
+        np.testing.assert_array_equal(gcn_fit["X"][:, :2], [(s, x) for _, s, x in rows])
+        for record, fit, offset in ((records[3 * i], cnn_fit, 0), (records[3 * i + 1], gcn_fit, 2)):
+            y_test = [truth[row.tobytes()][0] for row in fit["X_test"][:, offset:]]
+            expected = classification_report_dict(np.array(y_test), fit["pred"])
+            assert {k: record[k] for k in expected} == expected
+        assert records[3 * i][TIME] == FIT_SECONDS and records[3 * i][CPU] == FIT_CPU
+        assert records[3 * i + 1][TIME] == FIT_SECONDS + TRANSDUCTIVE_SECONDS
+        assert records[3 * i + 1][CPU] == FIT_CPU + TRANSDUCTIVE_CPU
+    curves = __import__("json").loads((out / "curves.json").read_text())
+    assert curves["subjects"] == n and curves["patients"] == int(bunch.target.sum())
+    assert [(c["model"], c["fold"], c["best_epoch"]) for c in curves["curves"]] == \
+        [(m, f, b) for f in range(10) for m, b in (("CCNN", 1), ("GCN", 0))]
+    assert curves["curves"][0]["val_loss"] == [0.9, 0.6, 0.7]
+    assert curves["curves"][1]["train_loss"] == [0.8, 0.3]
+    assert written == {"out": out, "title": "10-fold CV on site × diagnosis, one thread per fit",
+                       "quick": False, "atlas": None}
+
+
+@pytest.mark.mutant
+def test_run_abide_title_options_and_default_models(stand_ins, tmp_path, monkeypatch):
+    """quick, repeats and the atlas reach the outputs' title; ``models=None`` takes
+    ``deep_models(quick)``; ``reference=None`` runs no reference; ``kinds`` each once."""
+    protocol, data, models, written, _ = stand_ins
+    protocol.run_abide(data, tmp_path / "a", models=models, reference=None, n_splits=2,
+                       n_repeats=2, atlas="aal", quick=True, progress=False)
+    assert written["title"] == ("quick: 2-fold CV on site × diagnosis × 2 repeats, atlas aal, "
+                                "one thread per fit")
+    assert (written["quick"], written["atlas"]) == (True, "aal")
+    assert len(_CNNStandIn.log) == len(_GCNStandIn.log) == 4
+    asked = []
+    monkeypatch.setattr(protocol, "deep_models",
+                        lambda quick=False: asked.append(quick) or dict(models))
+    records = protocol.run_abide(data, tmp_path / "b", ("connectivity", "correlation"),
+                                 reference=None, n_splits=2, quick=True, progress=False)
+    assert asked == [True]
+    assert [(r["features"], r["model"]) for r in records[:4]] == [
+        ("connectivity", "CCNN"), ("connectivity", "GCN"),
+        ("correlation", "CCNN"), ("correlation", "GCN")]
