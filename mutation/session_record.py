@@ -3,6 +3,7 @@
     python mutation/session_record.py pin SESSION.sqlite [--root DIR]
     python mutation/session_record.py export SESSION.sqlite RECORD.jsonl [--root DIR]
     python mutation/session_record.py import RECORD.jsonl SESSION.sqlite [--root DIR]
+    python mutation/session_record.py verify SESSION.sqlite --root DIR
 
 A session lives in a scratch copy (/tmp/fastelm-mutation-NAME/session.sqlite) that does not
 outlive the machine; its *record* (mutation/sessions/NAME.jsonl) is text committed to the
@@ -25,12 +26,13 @@ operator, arguments, occurrence, start, end) has a record *and* whose module's c
 (under ``--root``, by default the working directory, as cosmic-ray resolves the paths) has the
 recorded hash gets the recorded result, so ``cosmic-ray exec`` skips it and ``cr-report``
 counts it. The records of a module that changed are dropped (and counted): their mutants run
-again.
+again. ``verify`` exits 1 (naming them) if the modules under ``--root`` are not those pinned.
 """
 import argparse
 import hashlib
 import json
 import os
+import shutil
 import sqlite3
 import sys
 import tempfile
@@ -103,17 +105,37 @@ def pin(session, root="."):
     return hashes
 
 
+def verify(session, root):
+    """The modules whose source under ``root`` is not the one pinned for the session."""
+    if not sidecar(session).exists():
+        return []
+    pinned = json.loads(sidecar(session).read_text())
+    return [m for m, digest in sorted(pinned.items())
+            if not (Path(root) / m).exists() or blob_hash((Path(root) / m).read_bytes()) != digest]
+
+
 def _snapshot(session, target):
-    """Copy a (maybe running) session with sqlite's backup, opening it read-only."""
-    if not Path(session).exists():
+    """Copy a (maybe running) session with sqlite's backup, opening it read-only. A session
+    whose cosmic-ray was killed in a write keeps a hot journal, which only a writer may roll
+    back: then the files are copied and the copy is rolled back (nobody writes the session)."""
+    session = Path(session).resolve()
+    if not session.exists():
         sys.exit(f"no session {session}")
-    source = sqlite3.connect(f"file:{Path(session).resolve()}?mode=ro", uri=True, timeout=60)
-    copy = sqlite3.connect(target)
     try:
-        source.backup(copy)
-    finally:
-        copy.close()
-        source.close()
+        source = sqlite3.connect(f"file:{session}?mode=ro", uri=True, timeout=60)
+        copy = sqlite3.connect(target)
+        try:
+            source.backup(copy)
+        finally:
+            copy.close()
+            source.close()
+    except sqlite3.OperationalError:
+        journal = session.with_name(session.name + "-journal")
+        if not journal.exists():
+            raise
+        Path(target).unlink(missing_ok=True)
+        shutil.copyfile(session, target)
+        shutil.copyfile(journal, target + "-journal")
 
 
 def records(session, root=None):
@@ -218,8 +240,16 @@ def main(argv=None):
     i.add_argument("record")
     i.add_argument("session")
     i.add_argument("--root", default=".", help="where the module paths lead (default: .)")
+    v = commands.add_parser("verify", help="exit 1 if a module changed since the pin")
+    v.add_argument("session")
+    v.add_argument("--root", default=".", help="where the module paths lead (default: .)")
     args = parser.parse_args(argv)
-    if args.command == "pin":
+    if args.command == "verify":
+        changed = verify(args.session, args.root)
+        for module in changed:
+            print(f"{module} changed since {args.session} was initialised")
+        sys.exit(1 if changed else 0)
+    elif args.command == "pin":
         for module, digest in pin(args.session, args.root).items():
             print(f"{module} {digest}")
     elif args.command == "export":

@@ -287,3 +287,9 @@ def test_an_output_tail_is_its_own_tail():
     assert len(cut) <= 100 and cut.startswith("[...]\n") and text.endswith(cut[6:])
     assert session_record.tail(cut, 100) == cut and session_record.tail("short", 100) == "short"
     assert session_record.blob_hash(b"x\n") == "587be6b4c3f93f93c489c0111bba5596147a26cb"
+
+
+def test_verify_names_the_modules_changed_since_the_pin(run, tmp_path):
+    assert session_record.verify(run, tmp_path) == []
+    (tmp_path / "pkg" / "b.py").write_text(B_SOURCE + "# changed\n")
+    assert session_record.verify(run, tmp_path) == ["pkg/b.py"]
