@@ -293,3 +293,36 @@ def test_verify_names_the_modules_changed_since_the_pin(run, tmp_path):
     assert session_record.verify(run, tmp_path) == []
     (tmp_path / "pkg" / "b.py").write_text(B_SOURCE + "# changed\n")
     assert session_record.verify(run, tmp_path) == ["pkg/b.py"]
+
+
+@pytest.mark.slow
+def test_exec_runs_only_the_mutants_the_record_leaves_pending(tmp_path):
+    # cosmic-ray's own commands: a run, half its record imported into a new session, whose
+    # exec runs the other half; the new session's record is the first one
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "b.py").write_text(B_SOURCE)
+    check = "import runpy; g = runpy.run_path('pkg/b.py')['g']; assert g(2) and not g(3)"
+    (tmp_path / "c.toml").write_text(
+        '[cosmic-ray]\nmodule-path = ["pkg/b.py"]\ntimeout = 60.0\nexcluded-modules = []\n'
+        f'test-command = {json.dumps(sys.executable + " -c " + json.dumps(check))}\n'
+        '[cosmic-ray.distributor]\nname = "local"\n')
+
+    def cr(*args):
+        subprocess.run(["cosmic-ray", *args], cwd=tmp_path, check=True, capture_output=True)
+    cr("init", "c.toml", "old.sqlite")
+    session_record.pin(tmp_path / "old.sqlite", tmp_path)
+    cr("exec", "c.toml", "old.sqlite")
+    session_record.export(tmp_path / "old.sqlite", tmp_path / "full.jsonl")
+    full = (tmp_path / "full.jsonl").read_text().splitlines(keepends=True)
+    assert len(full) > 4 and {json.loads(line)["test"] for line in full} >= {"killed"}
+    marked = [json.dumps({**json.loads(line), "output": "imported"}, ensure_ascii=False,
+                         separators=(",", ":")) + "\n" for line in full]  # exec never reruns
+    (tmp_path / "half.jsonl").write_text("".join(marked[::2]))
+    cr("init", "c.toml", "new.sqlite")
+    counts = session_record.import_(tmp_path / "half.jsonl", tmp_path / "new.sqlite", tmp_path)
+    assert counts["imported"] == len(full[::2]) and counts["pending"] == len(full[1::2])
+    cr("exec", "c.toml", "new.sqlite")
+    session_record.pin(tmp_path / "new.sqlite", tmp_path)
+    session_record.export(tmp_path / "new.sqlite", tmp_path / "again.jsonl")
+    expected = [marked[n] if n % 2 == 0 else line for n, line in enumerate(full)]
+    assert (tmp_path / "again.jsonl").read_text() == "".join(expected)
