@@ -1,5 +1,6 @@
 """The mutation runs' forked test runner (mutation/forked.py): its command rewriting, the
-covering tests it picks for a mutant, and (slow) a server's outcomes."""
+covering tests it picks for a mutant, and (slow) a server's outcomes; a session's record
+(mutation/session_record.py): export, import into a new session, determinism."""
 
 import importlib.util
 import json
@@ -13,6 +14,13 @@ ROOT = Path(__file__).resolve().parents[1]
 spec = importlib.util.spec_from_file_location("forked", ROOT / "mutation" / "forked.py")
 forked = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(forked)
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "mutation" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.mark.parametrize("command, expected", [
@@ -143,3 +151,178 @@ def test_server_reports_each_outcome_and_sees_the_current_source(tmp_path):
         server.terminate()
         server.wait(timeout=30)
     assert not (tmp_path / "__pycache__").exists()  # children write no bytecode
+
+
+# -- session_record.py --------------------------------------------------------------------------
+
+A_SOURCE = '''from __future__ import annotations
+
+
+def f(x: int | None, y=2):
+    if x > 1:
+        return x + y * 3
+    return x - 1
+'''
+B_SOURCE = "def g(a):\n    return a * 2 < 5\n"
+OPERATORS = {}  # cosmic-ray's operators with no arguments, as a configuration without any
+
+
+def _session(tmp_path, name):
+    """A session as run_cosmic_ray.sh makes one: cosmic-ray init of both modules (in the
+    working directory), the annotation filter."""
+    pytest.importorskip("cosmic_ray")
+    from cosmic_ray.commands.init import init
+    from cosmic_ray.work_db import use_db
+    session = str(tmp_path / name)
+    with use_db(session) as db:
+        init([Path("pkg/a.py"), Path("pkg/b.py")], db, OPERATORS)
+    _load("annotation_filter").main([session])
+    return session
+
+
+def _outcomes(session):
+    """{mutant key: result} of the completed mutants, and the set of pending mutants' keys."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    with use_db(session, WorkDB.Mode.open) as db:
+        key = session_record._mutation_key
+        done = {key(item.mutations[0]): result for item, result in db.completed_work_items}
+        pending = {key(item.mutations[0]) for item in db.pending_work_items}
+    return done, pending
+
+
+session_record = _load("session_record")
+
+
+@pytest.fixture
+def run(tmp_path, monkeypatch):
+    """A session half run: results written through the WorkDB API (killed with long outputs,
+    survivors, an incompetent), pinned, exported to record.jsonl."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text(A_SOURCE)
+    (tmp_path / "pkg" / "b.py").write_text(B_SOURCE)
+    session = _session(tmp_path, "old.sqlite")
+    session_record.pin(session)
+    with use_db(session, WorkDB.Mode.open) as db:
+        pending = sorted(db.pending_work_items, key=lambda i: session_record._mutation_key(
+            i.mutations[0]))
+        for n, item in enumerate(pending[::2]):
+            outcome = [TestOutcome.KILLED, TestOutcome.SURVIVED, TestOutcome.INCOMPETENT][n % 3]
+            db.set_result(item.job_id, WorkResult(
+                worker_outcome=WorkerOutcome.NORMAL if n % 3 < 2 else WorkerOutcome.EXCEPTION,
+                test_outcome=outcome, diff=f"--- mutation diff ---\n-{n}\n+ü{n}\n",
+                output="".join(f"line {n} {i} é\n" for i in range(60 * n))))
+    session_record.export(session, "record.jsonl")
+    return session
+
+
+def test_a_record_carries_the_results_into_a_new_session(run, tmp_path, capsys):
+    assert len(list(open("record.jsonl"))) > 10
+    new = _session(tmp_path, "new.sqlite")
+    counts = session_record.import_("record.jsonl", new)
+    done, pending = _outcomes(run)
+    new_done, new_pending = _outcomes(new)
+    assert counts["imported"] == len(list(open("record.jsonl"))) and counts["dropped"] == 0
+    assert new_pending == pending and counts["pending"] == len(pending) > 10
+    assert new_done.keys() == done.keys()
+    for key, result in done.items():
+        killed = result.test_outcome == session_record.TestOutcome.KILLED
+        limit = session_record.KILLED_TAIL if killed else session_record.OUTPUT_TAIL
+        assert new_done[key] == result.__class__(
+            worker_outcome=result.worker_outcome, test_outcome=result.test_outcome,
+            diff=result.diff, output=session_record.tail(result.output, limit))
+        if result.output and len(result.output) > limit:  # the last lines, whole
+            assert new_done[key].output.startswith("[...]\nline ")
+            assert result.output.endswith(new_done[key].output[6:])
+    assert f"{counts['imported']} imported, 0 dropped" in capsys.readouterr().out
+
+
+def test_the_records_of_a_changed_module_are_dropped(run, tmp_path, capsys):
+    (tmp_path / "pkg" / "b.py").write_text(B_SOURCE.replace("5", "6"))
+    new = _session(tmp_path, "new.sqlite")
+    counts = session_record.import_("record.jsonl", new)
+    records = [json.loads(line) for line in open("record.jsonl")]
+    of_b = sum(r["module"] == "pkg/b.py" for r in records)
+    assert of_b and counts["dropped"] == of_b and counts["imported"] == len(records) - of_b
+    new_done, new_pending = _outcomes(new)
+    assert not any(key[0] == "pkg/b.py" for key in new_done)  # all of b's mutants run again
+    assert f"{of_b} records of pkg/b.py dropped: the module changed" in capsys.readouterr().out
+
+
+def test_the_record_is_deterministic_and_survives_a_round_trip(run, tmp_path):
+    first = Path("record.jsonl").read_bytes()
+    session_record.export(run, "again.jsonl")
+    assert Path("again.jsonl").read_bytes() == first
+    new = _session(tmp_path, "new.sqlite")  # new job ids, another order in the database
+    session_record.import_("record.jsonl", new)
+    session_record.pin(new)
+    session_record.export(new, "round.jsonl")
+    assert Path("round.jsonl").read_bytes() == first
+    lines = first.decode().splitlines()
+    assert lines == sorted(lines, key=lambda line: session_record._record_key(json.loads(line)))
+    assert all(json.loads(line)["worker"] != "skipped" for line in lines)
+
+
+def test_the_hash_is_the_pinned_one_not_a_mutant_in_the_copy(run, tmp_path):
+    # while a run goes on, the copy's module may hold a mutant: the pin (or --root) decides
+    (tmp_path / "pkg" / "a.py").write_text(A_SOURCE.replace("x + y", "x - y"))
+    session_record.export(run, "during.jsonl")
+    assert Path("during.jsonl").read_bytes() == Path("record.jsonl").read_bytes()
+    session_record.sidecar(run).unlink()
+    with pytest.raises(SystemExit, match="give --root"):
+        session_record.export(run, "nopin.jsonl")
+    repository = tmp_path / "repository" / "pkg"
+    repository.mkdir(parents=True)
+    for name, source in (("a.py", A_SOURCE), ("b.py", B_SOURCE)):
+        (repository / name).write_text(source)
+    session_record.export(run, "root.jsonl", root=tmp_path / "repository")
+    assert Path("root.jsonl").read_bytes() == Path("record.jsonl").read_bytes()
+
+
+def test_an_output_tail_is_its_own_tail():
+    text = "".join(f"{i}\n" for i in range(1000))
+    cut = session_record.tail(text, 100)
+    assert len(cut) <= 100 and cut.startswith("[...]\n") and text.endswith(cut[6:])
+    assert session_record.tail(cut, 100) == cut and session_record.tail("short", 100) == "short"
+    assert session_record.blob_hash(b"x\n") == "587be6b4c3f93f93c489c0111bba5596147a26cb"
+
+
+def test_verify_names_the_modules_changed_since_the_pin(run, tmp_path):
+    assert session_record.verify(run, tmp_path) == []
+    (tmp_path / "pkg" / "b.py").write_text(B_SOURCE + "# changed\n")
+    assert session_record.verify(run, tmp_path) == ["pkg/b.py"]
+
+
+@pytest.mark.slow
+def test_exec_runs_only_the_mutants_the_record_leaves_pending(tmp_path):
+    # cosmic-ray's own commands: a run, half its record imported into a new session, whose
+    # exec runs the other half; the new session's record is the first one
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "b.py").write_text(B_SOURCE)
+    check = "import runpy; g = runpy.run_path('pkg/b.py')['g']; assert g(2) and not g(3)"
+    (tmp_path / "c.toml").write_text(
+        '[cosmic-ray]\nmodule-path = ["pkg/b.py"]\ntimeout = 60.0\nexcluded-modules = []\n'
+        f'test-command = {json.dumps(sys.executable + " -c " + json.dumps(check))}\n'
+        '[cosmic-ray.distributor]\nname = "local"\n')
+
+    def cr(*args):
+        subprocess.run(["cosmic-ray", *args], cwd=tmp_path, check=True, capture_output=True)
+    cr("init", "c.toml", "old.sqlite")
+    session_record.pin(tmp_path / "old.sqlite", tmp_path)
+    cr("exec", "c.toml", "old.sqlite")
+    session_record.export(tmp_path / "old.sqlite", tmp_path / "full.jsonl")
+    full = (tmp_path / "full.jsonl").read_text().splitlines(keepends=True)
+    assert len(full) > 4 and {json.loads(line)["test"] for line in full} >= {"killed"}
+    marked = [json.dumps({**json.loads(line), "output": "imported"}, ensure_ascii=False,
+                         separators=(",", ":")) + "\n" for line in full]  # exec never reruns
+    (tmp_path / "half.jsonl").write_text("".join(marked[::2]))
+    cr("init", "c.toml", "new.sqlite")
+    counts = session_record.import_(tmp_path / "half.jsonl", tmp_path / "new.sqlite", tmp_path)
+    assert counts["imported"] == len(full[::2]) and counts["pending"] == len(full[1::2])
+    cr("exec", "c.toml", "new.sqlite")
+    session_record.pin(tmp_path / "new.sqlite", tmp_path)
+    session_record.export(tmp_path / "new.sqlite", tmp_path / "again.jsonl")
+    expected = [marked[n] if n % 2 == 0 else line for n, line in enumerate(full)]
+    assert (tmp_path / "again.jsonl").read_text() == "".join(expected)
