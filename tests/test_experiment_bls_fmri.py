@@ -1260,3 +1260,211 @@ def test_bls_permutation_test_defaults_pipeline_steps_and_pvalue(capsys):
     observed = res["accuracy"]
     assert {-1, 0, 1} <= set(np.sign(res["permuted"] - observed))
     assert res["pvalue"] == (1 + np.sum(res["permuted"] >= observed)) / 100
+
+
+# ------------------------------------------------------------------------------------------
+# kill-tests of the reproduce module's mutants (mutation/experiment_bls_fmri.toml)
+
+
+@pytest.mark.mutant
+def test_make_synthetic_null_is_effect_without_the_effect(tmp_path):
+    """make_synthetic writes 'effect' (the settings' effect size) and 'null' (effect size 0),
+    both from the seed (planted: the name test inverted or ordered, the null's effect 1 or
+    -1)."""
+    cfg = exp.settings_for(True, dict(n_subjects=12, n_rois=5, lengths=(30, 40), n_sites=2,
+                                      effect_size=1.5))
+    made = exp.make_synthetic(str(tmp_path / "syn"), cfg, 3)
+    assert made == {name: str(tmp_path / "syn" / name) for name in ("effect", "null")}
+    for name, effect in (("effect", 1.5), ("null", 0.0)):
+        ref = make_synthetic_abide(tmp_path / f"ref_{name}", n_subjects=12, n_rois=5,
+                                   lengths=(30, 40), effect_size=effect, n_sites=2,
+                                   random_state=3)
+        for path in ref.files:
+            mine = os.path.join(made[name], os.path.basename(path))
+            np.testing.assert_array_equal(read_roi_file(mine)[0], read_roi_file(path)[0])
+    assert any(not np.array_equal(read_roi_file(os.path.join(made["effect"], name))[0],
+                                  read_roi_file(os.path.join(made["null"], name))[0])
+               for name in map(os.path.basename, ref.files))
+
+
+def _spy_run_splits(monkeypatch):
+    from fastelm.experiments.bls_fmri import reproduce
+
+    seen = []
+    real_run_splits = reproduce.run_splits
+
+    def spy(features, kinds, y, models, splits, *args, **kw):
+        seen.append((kw.get("desc"), [(tr.copy(), te.copy()) for tr, te, *_ in splits]))
+        return real_run_splits(features, kinds, y, models, splits, *args, **kw)
+
+    monkeypatch.setattr(reproduce, "run_splits", spy)
+    return seen
+
+
+@pytest.mark.mutant
+def test_synthetic_run_folds_are_stratified_on_site_and_diagnosis(tmp_path, monkeypatch):
+    """On two synthetic sites the folds are RepeatedStratifiedKFold on site × diagnosis
+    (planted: the n_sites test's comparisons, which stratify on the diagnosis alone)."""
+    from sklearn.model_selection import RepeatedStratifiedKFold
+
+    seen = _spy_run_splits(monkeypatch)
+    settings = dict(TINY, n_sites=2, n_subjects=40, bls_params=None)
+    exp.run(quick=True, out_dir=str(tmp_path), seed=5, progress=False, settings=settings,
+            models={"KNN": KNeighborsClassifier(3)}, features=["connectivity"])
+    assert [d for d, _ in seen] == ["effect connectivity", "null connectivity"]
+    for name, (_, splits) in zip(("effect", "null"), seen):
+        _, y, strata, bunch = exp.load(tmp_path / "synthetic" / name, "timeseries")
+        assert len(set(bunch.sites)) == 2 and len(set(strata)) == 4
+        want = RepeatedStratifiedKFold(n_splits=3, n_repeats=1, random_state=5).split(
+            np.zeros(len(y)), strata)
+        for (tr, te), (tr_w, te_w) in zip(splits, want, strict=True):
+            np.testing.assert_array_equal(tr, tr_w)
+            np.testing.assert_array_equal(te, te_w)
+
+
+@pytest.mark.mutant
+def test_real_data_run_defaults_order_counts_and_one_site(tmp_path, monkeypatch, capsys):
+    """A real-data run by its defaults (not quick, seed 0, one thread, progress bars) into an
+    existing folder, with an atlas given as a one-item list: its leave-site-out kinds first,
+    then leave-site-out, then the other kinds; run.json's settings, feature widths and times;
+    on one site, no leave-site-out (planted: the defaults, the one-atlas test, the loop's
+    order and leave-site-out's place, the feature counts, the timeseries load, the times'
+    subtraction, the n_sites tests)."""
+    import json
+    from time import perf_counter
+
+    data = tmp_path / "abide"
+    make_synthetic_abide(data, n_subjects=24, n_rois=5, lengths=(30, 40), n_sites=2,
+                         atlas="cc200", random_state=0)
+    seen = _spy_run_splits(monkeypatch)
+    out = tmp_path / "out"
+    out.mkdir()
+    loso = ("connectivity", "correlation", "partial correlation")
+    settings = dict(n_splits=3, n_permutations=0, subsample=None, n_jobs=1,
+                    features=("timeseries", "tangent") + loso, loso_features=loso)
+    wall = perf_counter()
+    res = exp.run(out_dir=str(out), data_dir=str(data), atlas=["cc200"],
+                  models={"KNN": KNeighborsClassifier(3)}, settings=settings)
+    wall = perf_counter() - wall
+    assert "abide CV connectivity" in capsys.readouterr().err
+    assert [d for d, _ in seen] == [
+        "abide CV connectivity", "abide CV correlation", "abide CV partial correlation",
+        "abide leave-site-out", "abide CV timeseries", "abide CV tangent"]
+    meta = res["meta"]
+    assert (meta["quick"], meta["seed"], meta["threads"], meta["atlas"]) == (
+        False, 0, 1, "cc200")
+    assert meta["data_dir"] == str(data) and meta["sites"] is None
+    assert "permutation" not in meta and "completed" not in meta
+    width = exp.load(data, "timeseries", atlas="cc200")[0].shape[1]
+    assert meta["data"]["abide"]["features"] == {
+        "timeseries": width, "tangent": 10, "connectivity": 10, "correlation": 10,
+        "partial correlation": 10}
+    assert 0 < res["seconds"] <= wall
+    with open(out / "run.json") as f:
+        assert 0 < json.load(f)["seconds"] <= wall
+    with open(out / "leave_site_out_records.csv") as f:
+        assert sorted((r["features"], r["site"]) for r in csv.DictReader(f)) == [
+            (k, s) for k in sorted(loso) for s in ("SITE01", "SITE02")]
+    # one site: no leave-site-out
+    seen.clear()
+    res = exp.run(out_dir=str(tmp_path / "one"), data_dir=str(data), sites=["SITE01"],
+                  models={"KNN": KNeighborsClassifier(3)}, progress=False,
+                  settings=dict(settings, features=("connectivity",),
+                                loso_features=("connectivity",)))
+    assert [d for d, _ in seen] == ["abide CV connectivity"]
+    assert res["loso_rows"] == [] and res["meta"]["sites"] == ["SITE01"]
+    assert not (tmp_path / "one" / "leave_site_out_records.csv").exists()
+
+
+@pytest.mark.mutant
+def test_run_rejects_bad_features_and_multi_atlas_arguments_first(tmp_path):
+    """Empty or unknown features, and models= or features= with several atlases, are one-line
+    errors raised before the output folder is made (planted: the tests' and/or, not)."""
+    out = tmp_path / "out"
+    for features in ([], ["voxels"], ["connectivity", "voxels"]):
+        with pytest.raises(ValueError, match=r"^features must be a non-empty subset of"):
+            exp.run(out_dir=str(out), features=features, progress=False)
+    for kw in (dict(models={"KNN": KNeighborsClassifier()}), dict(features=["tangent"])):
+        with pytest.raises(ValueError, match="features= and models= do not apply"):
+            exp.run(out_dir=str(out), data_dir=str(tmp_path), atlas=["cc200", "ho"],
+                    progress=False, **kw)
+    assert not out.exists()
+
+
+@pytest.mark.mutant
+def test_command_line_hands_run_and_run_deep_their_arguments(tmp_path, monkeypatch, capsys):
+    """main with run and run_deep stood in for: the defaults (not quick, seed 0, one thread,
+    progress), --threads 0 as None, one --atlas as a name and several as a list, --settings
+    parsed (bad JSON a one-line error), --deep with one atlas runs both, '--deep only' the deep
+    comparators alone, --deep with several atlases refused, an ALFF folder run without --deep
+    (planted: the defaults, every atlas/deep/settings test, the progress negation, the exit
+    status, the deep timer's subtraction)."""
+    from fastelm.experiments.bls_fmri import reproduce
+    from fastelm.fmri import make_synthetic_adhd200
+
+    calls = []
+
+    def fake_run(**kw):
+        calls.append(("run", kw))
+        return {"table": "TABLE", "seconds": 1.0, "files": []}
+
+    def fake_deep(**kw):
+        calls.append(("deep", kw))
+        return []
+
+    monkeypatch.setattr(reproduce, "run", fake_run)
+    monkeypatch.setattr(reproduce, "run_deep", fake_deep)
+    assert exp.build_parser().prog == "python -m fastelm.experiments.bls_fmri"
+    assert exp.build_parser(deep="only").prog == "python -m fastelm.experiments.deep"
+    data = tmp_path / "abide"
+    data.mkdir()
+
+    def main(*argv):
+        calls.clear()
+        code = exp.main(["--out", str(tmp_path / "o"), "--fmri-data", str(data), *argv])
+        return code, [(what, {k: kw[k] for k in ("quick", "seed", "progress", "atlas",
+                                                  "settings", "threads") if k in kw})
+                      for what, kw in calls]
+
+    common = dict(quick=False, seed=0, progress=True, atlas=None, settings=None)
+    assert main() == (0, [("run", dict(common, threads=1))])
+    assert "TABLE" in capsys.readouterr().out
+    assert main("--threads", "0", "--atlas", "cc200", "--settings", '{"n_splits": 3}',
+                "--no-progress") == (0, [("run", dict(
+                    common, threads=None, atlas="cc200", settings={"n_splits": 3},
+                    progress=False))])
+    assert main("--atlas", "cc200", "ho") == (
+        0, [("run", dict(common, threads=1, atlas=["cc200", "ho"]))])
+    assert main("--atlas", "cc200", "--deep") == (
+        0, [("run", dict(common, threads=1, atlas="cc200")), ("deep", dict(common, atlas="cc200"))])
+    seconds = float(capsys.readouterr().out.split("fits in ")[1].split(" s")[0])
+    assert 0 <= seconds < 60
+    assert main("--deep", "only") == (0, [("deep", common)])
+    capsys.readouterr()
+    assert main("--atlas", "cc200", "ho", "--deep") == (2, [])
+    assert "--deep takes one --atlas" in capsys.readouterr().err
+    assert main("--settings", "{bad") == (2, [])
+    err = capsys.readouterr().err
+    assert "--settings: not JSON" in err and len(err.strip().splitlines()) == 1
+    make_synthetic_adhd200(tmp_path / "adhd", n_subjects=(6, 6), n_regions=4, random_state=0)
+    data = tmp_path / "adhd"
+    assert main() == (0, [("run", dict(common, threads=1))])
+
+
+@pytest.mark.mutant
+def test_run_deep_defaults_and_default_kinds(tmp_path, monkeypatch):
+    """run_deep by its defaults (not quick, seed 0, progress) gives the deep comparators the
+    real settings' connectome kinds; a choice without one is refused naming it (planted: the
+    defaults, the default kinds' real/synthetic test, the message's ``features or ()``)."""
+    deep = pytest.importorskip("fastelm.experiments.deep.protocol")
+    data = tmp_path / "abide"
+    make_synthetic_abide(data, n_subjects=12, n_rois=4, lengths=(30, 40), n_sites=2,
+                         random_state=0)
+    seen = {}
+    monkeypatch.setattr(deep, "run_abide", lambda *a, **kw: seen.update(args=a, kw=kw) or [])
+    exp.run_deep(out_dir=str(tmp_path / "o"), data_dir=str(data))
+    assert seen["args"][2] == ("connectivity", "tangent")
+    assert {k: seen["kw"][k] for k in ("quick", "seed", "progress")} == dict(
+        quick=False, seed=0, progress=True)
+    with pytest.raises(ValueError, match=r"connectome features \(.*\), got timeseries$"):
+        exp.run_deep(out_dir=str(tmp_path / "o"), data_dir=str(data), features=["timeseries"])
