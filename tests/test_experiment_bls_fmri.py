@@ -1449,6 +1449,15 @@ def test_command_line_hands_run_and_run_deep_their_arguments(tmp_path, monkeypat
     make_synthetic_adhd200(tmp_path / "adhd", n_subjects=(6, 6), n_regions=4, random_state=0)
     data = tmp_path / "adhd"
     assert main() == (0, [("run", dict(common, threads=1))])
+    # without PyTorch only --deep is refused
+    find_spec = reproduce.importlib.util.find_spec
+    monkeypatch.setattr(reproduce.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "torch" else find_spec(name, *a))
+    data = tmp_path / "abide"
+    assert main() == (0, [("run", dict(common, threads=1))])
+    capsys.readouterr()
+    assert main("--deep") == (2, [])
+    assert "--deep needs PyTorch" in capsys.readouterr().err
 
 
 @pytest.mark.mutant
