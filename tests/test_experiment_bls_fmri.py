@@ -850,3 +850,630 @@ def test_one_class_subjects_are_refused_naming_the_stage_and_sites(monkeypatch):
                                          r"NYU, PITT have diagnosis 1; .*--sites") as info:
         subjects.subjects_and_folds("folder", 2, 1, 0)
     assert "\n" not in str(info.value)
+
+
+# ------------------------------------------------------------------------------------------
+# kill-tests of the protocol module's mutants (mutation/experiment_bls_fmri.toml)
+
+
+class Probe(ClassifierMixin, BaseEstimator):
+    """Logs every fit (class, row ids of column 0, labels, random_state); predicts
+    column 1 > 0."""
+
+    log = []
+
+    def __init__(self, random_state=None):
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        Probe.log.append((type(self).__name__, X[:, 0].astype(int).copy(), np.array(y),
+                          self.random_state))
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        return (X[:, 1] > 0).astype(int)
+
+
+class Chooser(Probe):
+    """A CV-like model: its fit 'chooses' a penalty and direct links."""
+
+    def fit(self, X, y):
+        super().fit(X, y)
+        self.reg_, self.direct_links_ = 0.5, np.bool_(True)
+        return self
+
+
+class Hooked(Probe):
+    """A model with the deep comparators' ``fold_inputs`` hook; logs the phenotypes given."""
+
+    hooks = []
+
+    def fold_inputs(self, kind, X_train, X_test, phenotypes):
+        Hooked.hooks.append((kind, phenotypes))
+        return X_train, X_test
+
+
+class Picky(Probe):
+    """Refuses fewer than 25 rows (as a PCA of many components would): the warm-up fails."""
+
+    def fit(self, X, y):
+        if len(X) < 25:
+            raise ValueError("too few rows")
+        return super().fit(X, y)
+
+
+def _probe_data(n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.tile([0, 1], n // 2)
+    return np.column_stack([np.arange(n), rng.standard_normal(n)]), y
+
+
+def _seed(random_state, i):
+    return int(np.random.SeedSequence([random_state, i]).generate_state(1)[0])
+
+
+@pytest.mark.mutant
+def test_split_defaults_repeats_and_folds():
+    """cv_splits defaults to 10 folds × 1 repeat seeded 0; site_splits gives repeat 0 and the
+    fold index (planted: the defaults changed, site_splits' repeat 1 or -1)."""
+    from sklearn.model_selection import RepeatedStratifiedKFold
+
+    _, y = _probe_data(60)
+    splits = exp.cv_splits(y)
+    want = RepeatedStratifiedKFold(n_splits=10, n_repeats=1, random_state=0).split(
+        np.zeros(60), y)
+    for (tr, te, repeat, fold), (tr_w, te_w) in zip(splits, want, strict=True):
+        np.testing.assert_array_equal(tr, tr_w)
+        np.testing.assert_array_equal(te, te_w)
+        assert repeat == 0
+    assert [s[3] for s in splits] == list(range(10))
+    sites = np.array(["B", "A", "B", "C", "A", "C", "C"])
+    assert [(r, k) for _, _, r, k in exp.site_splits(sites)] == [(0, 0), (0, 1), (0, 2)]
+
+
+@pytest.mark.mutant
+def test_fold_features_kinds_errors_and_tangent_cache():
+    """Each subject kind is its own map of every subject (connectivity: Fisher-z Pearson;
+    correlation: nilearn's kind); tangent is fitted on the training rows only and kept only
+    with cache_folds; each missing input is a one-line error (planted: correlation computed as
+    connectivity, the errors' conditions, the cache's default and test)."""
+    from fastelm.connectome import ConnectomeTransformer, connectivity_features
+
+    rng = np.random.default_rng(1)
+    series = [rng.standard_normal((30 + 2 * i, 5)) for i in range(12)]
+    y = np.tile([0, 1], 6)
+    train, test = np.arange(8), np.arange(8, 12)
+    ff = exp.FoldFeatures(series)
+    assert ff.phenotypes is None
+    X_tr, X_te = ff.split("connectivity", train, test)
+    want = connectivity_features(series)
+    np.testing.assert_array_equal(X_tr, want[train])
+    np.testing.assert_array_equal(X_te, want[test])
+    X_tr, _ = ff.split("correlation", train, test)
+    want = ConnectomeTransformer("correlation").fit_transform(ff.series)
+    np.testing.assert_allclose(X_tr, want[train], rtol=1e-12, atol=1e-12)
+    T_tr, T_te = ff.split("tangent", train, test)
+    tangent = ConnectomeTransformer("tangent").fit(ff.series[train])
+    np.testing.assert_allclose(T_tr, tangent.transform(ff.series[train]), atol=1e-12)
+    np.testing.assert_allclose(T_te, tangent.transform(ff.series[test]), atol=1e-12)
+    assert ff._folds == {}  # not kept by default
+    kept = exp.FoldFeatures(series, cache_folds=True)
+    kept.split("tangent", train, test)
+    assert len(kept._folds) == 1
+    for features, kind, message in [
+            (exp.FoldFeatures(series), "timeseries", "no 'timeseries' features given"),
+            (exp.FoldFeatures(matrices={"timeseries": want}), "correlation",
+             "no 'correlation' features given"),
+            (exp.FoldFeatures(matrices={"timeseries": want}), "tangent",
+             "'tangent' features need the subjects' series"),
+            (exp.FoldFeatures(series), "voxels", "unknown features 'voxels'")]:
+        with pytest.raises(ValueError, match="^" + message) as info:
+            features.split(kind, train, test)
+        assert "\n" not in str(info.value)
+    with pytest.raises(ValueError, match="^'tangent' features need the subjects' series"):
+        exp.FoldFeatures(matrices={}).precompute("tangent", exp.cv_splits(y, None, 2))
+
+
+class _SerialParallel:
+    """joblib.Parallel's stand-in: records n_jobs and each task, runs the tasks here."""
+
+    calls = []
+
+    def __init__(self, n_jobs=None, **kw):
+        self.n_jobs = n_jobs
+
+    def __call__(self, tasks):
+        tasks = list(tasks)
+        _SerialParallel.calls.append((self.n_jobs, tasks))
+        return [f(*args, **kw) for f, args, kw in tasks]
+
+
+@pytest.mark.mutant
+def test_n_jobs_runs_splits_in_processes_only_when_more_than_one(monkeypatch):
+    """precompute, run_splits and permutation_test hand their splits (or permutations) to
+    joblib with n_jobs > 1 (and more than one split to do), a worker getting only its split's
+    matrices, and run here otherwise (default, None, 0, 1), with the same results (planted:
+    every variant of the conditions, the defaults 2, the view of other rows)."""
+    import joblib
+
+    monkeypatch.setattr(joblib, "Parallel", _SerialParallel)
+    rng = np.random.default_rng(2)
+    series = [rng.standard_normal((30, 4)) for _ in range(12)]
+    X, y = _probe_data(12, seed=2)
+    splits = exp.cv_splits(y, None, 2)
+    serial = exp.FoldFeatures(series)
+    for n_jobs in ("default", None, 0, 1, -1):
+        _SerialParallel.calls = []
+        ff = exp.FoldFeatures(series)
+        kw = {} if n_jobs == "default" else dict(n_jobs=n_jobs)
+        ff.precompute("tangent", splits, **kw)
+        assert _SerialParallel.calls == [] and len(ff._folds) == 2, n_jobs
+        serial = ff
+        exp.FoldFeatures(series).precompute("tangent", splits[:1], n_jobs=2)  # one to do
+        assert _SerialParallel.calls == []
+    ff = exp.FoldFeatures(series)
+    ff.precompute("tangent", splits, n_jobs=2)
+    assert [n for n, _ in _SerialParallel.calls] == [2]
+    assert len(_SerialParallel.calls[0][1]) == 2 and ff._folds.keys() == serial._folds.keys()
+    for key in ff._folds:
+        for a, b in zip(ff._folds[key], serial._folds[key]):
+            np.testing.assert_array_equal(a, b)
+
+    features = exp.FoldFeatures(matrices={"m": X})
+    models = {"probe": Probe()}
+    strip = lambda recs: [{k: v for k, v in r.items() if k not in (exp.TIME, exp.CPU)}
+                          for r in recs]
+    _SerialParallel.calls = []
+    want, want_pred = exp.run_splits(features, ["m"], y, models, splits, warm_up=False,
+                                     progress=False)
+    for kw in ({}, dict(n_jobs=None), dict(n_jobs=0), dict(n_jobs=1), dict(n_jobs=-1)):
+        exp.run_splits(features, ["m"], y, models, splits, warm_up=False, progress=False, **kw)
+    exp.run_splits(features, ["m"], y, models, splits[:1], warm_up=False, progress=False,
+                   n_jobs=2)
+    assert _SerialParallel.calls == []
+    got, got_pred = exp.run_splits(features, ["m"], y, models, splits, warm_up=False,
+                                   progress=False, n_jobs=2)
+    (n_jobs, tasks), = _SerialParallel.calls
+    assert n_jobs == 2 and len(tasks) == 2
+    for (train, test, _, _), (_, args, _) in zip(splits, tasks, strict=True):
+        view = args[0]
+        assert isinstance(view, exp.protocol.SplitFeatures) and list(view.matrices) == ["m"]
+        np.testing.assert_array_equal(view.matrices["m"][0], X[train])
+        np.testing.assert_array_equal(view.matrices["m"][1], X[test])
+    assert strip(got) == strip(want)
+    np.testing.assert_array_equal(got_pred[("m", "probe", 0)], want_pred[("m", "probe", 0)])
+
+    _SerialParallel.calls = []
+    kw = dict(n_permutations=3, progress=False)
+    want = exp.permutation_test(features, "m", y, _Threshold(0.0), splits, **kw)
+    for n_jobs in (None, 0, 1, -1):
+        exp.permutation_test(features, "m", y, _Threshold(0.0), splits, n_jobs=n_jobs, **kw)
+    assert _SerialParallel.calls == []
+    got = exp.permutation_test(features, "m", y, _Threshold(0.0), splits, n_jobs=2, **kw)
+    assert [(n, len(t)) for n, t in _SerialParallel.calls] == [(2, 3)]
+    np.testing.assert_array_equal(got["permuted"], want["permuted"])
+
+
+@pytest.mark.mutant
+def test_run_splits_records_seeds_warm_up_skip_and_chosen_parameters(monkeypatch):
+    """One run_splits by its defaults (seed 0, warm-up, pos_label 1), read fit by fit: the
+    warm-up is one untimed fit per model on the first 10 training rows of each class seeded
+    with random_state (a model refusing it still runs), each split's fits seeded
+    SeedSequence([random_state, i]); a skipped (model, split) is left out and its rows stay -1;
+    the metrics are those of the test fold; a CV model's chosen penalty and links are recorded
+    from a pipeline's last step; a ``fold_inputs`` model gets the fold's phenotypes; times are
+    within the call's (planted: the defaults, warm-up rows, skip's continue → break,
+    transductive time 1 or -1, the clocks' subtraction, _chosen's steps, the None tests)."""
+    from time import perf_counter, process_time
+
+    from sklearn.preprocessing import FunctionTransformer
+
+    from fastelm.experiments.bls_fmri import protocol
+
+    monkeypatch.setattr(protocol, "_WARMED", set())
+    X, y = _probe_data(40)
+    P = np.column_stack([np.arange(40) * 10.0, np.arange(40) % 3])
+    sites = np.repeat(["A", "B"], 20)
+    models = {"probe": Probe(),
+              "chooser": make_pipeline(FunctionTransformer(), FunctionTransformer(), Chooser()),
+              "hooked": Hooked(), "picky": Picky()}
+    splits = exp.cv_splits(y, None, 4, 1, 9)[:2]
+    Probe.log, Hooked.hooks = [], []
+    wall, cpu = perf_counter(), process_time()
+    records, preds = exp.run_splits(exp.FoldFeatures(matrices={"m": X}, phenotypes=P), ["m"],
+                                    y, models, splits, progress=False, sites=sites,
+                                    skip=[("hooked", 1)])
+    wall, cpu = perf_counter() - wall, process_time() - cpu
+    want_log = []
+    for i, (train, test, _, _) in enumerate(splits):
+        warm = np.concatenate([train[y[train] == c][:10] for c in (0, 1)])
+        for name in ("Probe", "Chooser", "Hooked", "Picky"):
+            if i == 0 and name != "Picky":
+                want_log.append((name, warm, y[warm], 0))
+            if (name, i) != ("Hooked", 1):
+                want_log.append((name, train, y[train], _seed(0, i)))
+    assert len(Probe.log) == len(want_log)
+    for got, want in zip(Probe.log, want_log):
+        assert got[0] == want[0] and got[3] == want[3]
+        np.testing.assert_array_equal(got[1], want[1])
+        np.testing.assert_array_equal(got[2], want[2])
+    assert [(r["model"], r["fold"], r["repeat"]) for r in records] == [
+        ("probe", 0, 0), ("chooser", 0, 0), ("hooked", 0, 0), ("picky", 0, 0),
+        ("probe", 1, 0), ("chooser", 1, 0), ("picky", 1, 0)]
+    for r in records:
+        test = splits[r["fold"]][1]
+        want = classification_report_dict(y[test], (X[test, 1] > 0).astype(int))
+        assert {m: r[m] for m in exp.METRICS} == pytest.approx({m: want[m] for m in exp.METRICS})
+        assert 0 < r[exp.TIME] <= wall and 0 <= r[exp.CPU] <= cpu
+        assert "site" not in r  # each test fold holds both sites
+        if r["model"] == "chooser":
+            assert r["penalty"] == 0.5 and r["direct_links"] is True
+        else:
+            assert "penalty" not in r and "direct_links" not in r
+    assert len(Hooked.hooks) == 1 and Hooked.hooks[0][0] == "m"
+    for got, rows in zip(Hooked.hooks[0][1], splits[0][:2]):
+        np.testing.assert_array_equal(got, P[rows])
+    hooked = preds[("m", "hooked", 0)]
+    test0 = splits[0][1]
+    np.testing.assert_array_equal(hooked[test0], (X[test0, 1] > 0).astype(int))
+    assert np.all(np.delete(hooked, test0) == -1)
+
+    # leave one site out: each record names its site, even a site of one subject
+    sites = np.array(["A"] * 19 + ["B"] * 20 + ["C"])
+    Hooked.hooks = []
+    records, _ = exp.run_splits(exp.FoldFeatures(matrices={"m": X}), ["m"], y,
+                                {"hooked": Hooked()}, exp.site_splits(sites), 3,
+                                warm_up=False, progress=False, sites=sites)
+    assert [r["site"] for r in records] == ["A", "B", "C"]
+    assert [p for _, p in Hooked.hooks] == [None] * 3
+
+
+@pytest.mark.mutant
+def test_fit_timed_reports_convergence_and_passes_other_warnings_on():
+    """A ConvergenceWarning makes converged False and is swallowed; any other warning is
+    passed on (planted: the loop over the warnings emptied, the filters negated)."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    class Warns(Probe):
+        def __init__(self, category=None, random_state=None):
+            self.category, self.random_state = category, random_state
+
+        def fit(self, X, y):
+            if self.category is not None:
+                warnings.warn("fit warning", self.category)
+            return super().fit(X, y)
+
+    X, y = _probe_data(10)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        seconds, converged, cpu = exp.fit_timed(Warns(ConvergenceWarning), X, y)
+        assert converged is False and seconds > 0 and cpu >= 0
+        assert exp.fit_timed(Warns(), X, y)[1] is True
+    assert caught == []
+    with pytest.warns(UserWarning, match="fit warning"):
+        assert exp.fit_timed(Warns(UserWarning), X, y)[1] is True
+
+
+@pytest.mark.mutant
+def test_evaluate_defaults_and_shape_errors(capsys):
+    """evaluate's defaults: 10 folds × 10 repeats seeded 0, a progress bar; its records have
+    no ``features`` key; random_state=None draws a seed; a bad shape is a one-line error
+    (planted: the defaults, the features key kept, generate_state(0) / [1], the shape test's
+    comparisons)."""
+    from sklearn.model_selection import RepeatedStratifiedKFold
+
+    X, y = _probe_data(40)
+    Spy.seen = []
+    recs = exp.evaluate(X, y, {"spy": Spy()}, warm_up=False)
+    assert "CV" in capsys.readouterr().err
+    assert [(r["repeat"], r["fold"]) for r in recs] == [(i // 10, i % 10) for i in range(100)]
+    assert all("features" not in r for r in recs)
+    want = RepeatedStratifiedKFold(n_splits=10, n_repeats=10, random_state=0).split(X, y)
+    for (rows, seed), (train, _), i in zip(Spy.seen, want, range(100), strict=True):
+        np.testing.assert_array_equal(rows, train)
+        assert seed == _seed(0, i)
+    assert len(exp.evaluate(X, y, {"spy": Spy()}, 2, 1, None, False, warm_up=False)) == 2
+    for Xb, yb in [(np.zeros((40, 2, 2)), y), (X, y[:-1]), (X, np.append(y, 0)),
+                   (X, y[:, None])]:
+        with pytest.raises(ValueError, match="^X must be 2-D and y match its rows") as info:
+            exp.evaluate(Xb, yb, {"spy": Spy()})
+        assert "\n" not in str(info.value)
+
+
+@pytest.mark.mutant
+def test_permutation_test_shuffles_within_groups_and_counts_exactly(capsys):
+    """permutation_test by its defaults (100 shuffles seeded 0, a progress bar) against an
+    independent count: each shuffle permutes the labels within each group (sorted group
+    order, one generator), the accuracy is pooled over the test folds, and
+    p = (1 + #{permuted ≥ observed}) / 101 with ties, larger and smaller accuracies all
+    present (planted: the shuffle's group test, the pooled count, the p-value's terms)."""
+    from fastelm.experiments.bls_fmri.protocol import _shuffle_within
+
+    rng = np.random.default_rng(4)
+    groups = np.repeat(["s2", "s1", "s3"], 10)
+    y = np.concatenate([np.tile([0, 1], 5), [0] * 7 + [1] * 3, [1] * 8 + [0] * 2])
+    X = rng.standard_normal((30, 2))
+    splits = exp.cv_splits(y, None, 3)
+    res = exp.permutation_test(exp.FoldFeatures(matrices={"m": X}), "m", y, _Threshold(0.0),
+                               splits, groups=groups)
+    assert "permutations m" in capsys.readouterr().err
+    pred = (X[:, 0] > 0).astype(int)
+    gen = np.random.default_rng(0)
+
+    def shuffled(labels, group_of):
+        labels = labels.copy()
+        for g in sorted(set(group_of)):
+            idx = np.flatnonzero(group_of == g)
+            labels[idx] = labels[gen.permutation(idx)]
+        return labels
+
+    permuted = [np.mean(pred == shuffled(y, groups)) for _ in range(100)]
+    assert res["accuracy"] == np.mean(pred == y) and res["n_permutations"] == 100
+    np.testing.assert_array_equal(res["permuted"], permuted)
+    observed = res["accuracy"]
+    assert {-1, 0, 1} <= set(np.sign(res["permuted"] - observed))
+    assert res["pvalue"] == (1 + np.sum(res["permuted"] >= observed)) / 101
+    # no groups: one group
+    gen = np.random.default_rng(5)
+    res = exp.permutation_test(exp.FoldFeatures(matrices={"m": X}), "m", y, _Threshold(0.0),
+                               splits, 4, 5, progress=False)
+    np.testing.assert_array_equal(res["permuted"], [np.mean(pred == shuffled(y, np.zeros(30)))
+                                                    for _ in range(4)])
+    # unique labels: each stays in its group, and the groups are shuffled
+    labels = _shuffle_within(np.arange(30), groups, np.random.default_rng(1))
+    for g in set(groups):
+        assert set(labels[groups == g]) == set(np.flatnonzero(groups == g))
+        assert np.any(labels[groups == g] != np.flatnonzero(groups == g))
+
+
+@pytest.mark.mutant
+def test_bls_permutation_test_defaults_pipeline_steps_and_pvalue(capsys):
+    """The fast BLS permutation test equals refitting for a pipeline of two label-free steps
+    before the BLS; by default it draws 99 shuffles seeded 0 with a progress bar, and its
+    p-value is (1 + #{permuted ≥ observed}) / 100 with ties present (planted: the pipeline's
+    step indices, the defaults, the p-value's terms)."""
+    from sklearn.preprocessing import FunctionTransformer
+
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((40, 10))
+    y = np.tile([0, 1], 20)
+    groups = np.repeat(["A", "B"], 20)
+    ff = exp.FoldFeatures(matrices={"m": X})
+    splits = exp.cv_splits(y, None, 4)
+    bls = BLSClassifier(n_windows=3, nodes_per_window=4, n_enhancement=20, reg=0.1,
+                        preprocessing="reference")
+    model = make_pipeline(StandardScaler(), FunctionTransformer(np.tanh), bls)
+    kw = dict(n_permutations=6, groups=groups, progress=False)
+    fast = exp.bls_permutation_test(ff, "m", y, model, 0.1, splits, **kw)
+    slow = exp.permutation_test(ff, "m", y, model, splits, **kw)
+    assert fast["accuracy"] == slow["accuracy"]
+    np.testing.assert_array_equal(fast["permuted"], slow["permuted"])
+    res = exp.bls_permutation_test(ff, "m", y, bls, 0.1, splits, groups=groups)
+    assert "permutations m" in capsys.readouterr().err
+    assert res["n_permutations"] == 99 and res["permuted"].shape == (99,)
+    again = exp.bls_permutation_test(ff, "m", y, bls, 0.1, splits, 99, 0, groups=groups,
+                                     progress=False)
+    np.testing.assert_array_equal(res["permuted"], again["permuted"])
+    observed = res["accuracy"]
+    assert {-1, 0, 1} <= set(np.sign(res["permuted"] - observed))
+    assert res["pvalue"] == (1 + np.sum(res["permuted"] >= observed)) / 100
+
+
+# ------------------------------------------------------------------------------------------
+# kill-tests of the reproduce module's mutants (mutation/experiment_bls_fmri.toml)
+
+
+@pytest.mark.mutant
+def test_make_synthetic_null_is_effect_without_the_effect(tmp_path):
+    """make_synthetic writes 'effect' (the settings' effect size) and 'null' (effect size 0),
+    both from the seed (planted: the name test inverted or ordered, the null's effect 1 or
+    -1)."""
+    cfg = exp.settings_for(True, dict(n_subjects=12, n_rois=5, lengths=(30, 40), n_sites=2,
+                                      effect_size=1.5))
+    made = exp.make_synthetic(str(tmp_path / "syn"), cfg, 3)
+    assert made == {name: str(tmp_path / "syn" / name) for name in ("effect", "null")}
+    for name, effect in (("effect", 1.5), ("null", 0.0)):
+        ref = make_synthetic_abide(tmp_path / f"ref_{name}", n_subjects=12, n_rois=5,
+                                   lengths=(30, 40), effect_size=effect, n_sites=2,
+                                   random_state=3)
+        for path in ref.files:
+            mine = os.path.join(made[name], os.path.basename(path))
+            np.testing.assert_array_equal(read_roi_file(mine)[0], read_roi_file(path)[0])
+    assert any(not np.array_equal(read_roi_file(os.path.join(made["effect"], name))[0],
+                                  read_roi_file(os.path.join(made["null"], name))[0])
+               for name in map(os.path.basename, ref.files))
+
+
+def _spy_run_splits(monkeypatch):
+    from fastelm.experiments.bls_fmri import reproduce
+
+    seen = []
+    real_run_splits = reproduce.run_splits
+
+    def spy(features, kinds, y, models, splits, *args, **kw):
+        seen.append((kw.get("desc"), [(tr.copy(), te.copy()) for tr, te, *_ in splits]))
+        return real_run_splits(features, kinds, y, models, splits, *args, **kw)
+
+    monkeypatch.setattr(reproduce, "run_splits", spy)
+    return seen
+
+
+@pytest.mark.mutant
+def test_synthetic_run_folds_are_stratified_on_site_and_diagnosis(tmp_path, monkeypatch):
+    """On two synthetic sites the folds are RepeatedStratifiedKFold on site × diagnosis
+    (planted: the n_sites test's comparisons, which stratify on the diagnosis alone)."""
+    from sklearn.model_selection import RepeatedStratifiedKFold
+
+    seen = _spy_run_splits(monkeypatch)
+    settings = dict(TINY, n_sites=2, n_subjects=40, bls_params=None)
+    exp.run(quick=True, out_dir=str(tmp_path), seed=5, progress=False, settings=settings,
+            models={"KNN": KNeighborsClassifier(3)}, features=["connectivity"])
+    assert [d for d, _ in seen] == ["effect connectivity", "null connectivity"]
+    for name, (_, splits) in zip(("effect", "null"), seen):
+        _, y, strata, bunch = exp.load(tmp_path / "synthetic" / name, "timeseries")
+        assert len(set(bunch.sites)) == 2 and len(set(strata)) == 4
+        want = RepeatedStratifiedKFold(n_splits=3, n_repeats=1, random_state=5).split(
+            np.zeros(len(y)), strata)
+        for (tr, te), (tr_w, te_w) in zip(splits, want, strict=True):
+            np.testing.assert_array_equal(tr, tr_w)
+            np.testing.assert_array_equal(te, te_w)
+
+
+@pytest.mark.mutant
+def test_real_data_run_defaults_order_counts_and_one_site(tmp_path, monkeypatch, capsys):
+    """A real-data run by its defaults (not quick, seed 0, one thread, progress bars) into an
+    existing folder, with an atlas given as a one-item list: its leave-site-out kinds first,
+    then leave-site-out, then the other kinds; run.json's settings, feature widths and times;
+    on one site, no leave-site-out (planted: the defaults, the one-atlas test, the loop's
+    order and leave-site-out's place, the feature counts, the timeseries load, the times'
+    subtraction, the n_sites tests)."""
+    import json
+    from time import perf_counter
+
+    data = tmp_path / "abide"
+    make_synthetic_abide(data, n_subjects=24, n_rois=5, lengths=(30, 40), n_sites=2,
+                         atlas="cc200", random_state=0)
+    seen = _spy_run_splits(monkeypatch)
+    out = tmp_path / "out"
+    out.mkdir()
+    loso = ("connectivity", "correlation", "partial correlation")
+    settings = dict(n_splits=3, n_permutations=0, subsample=None, n_jobs=1,
+                    features=("timeseries", "tangent") + loso, loso_features=loso)
+    wall = perf_counter()
+    res = exp.run(out_dir=str(out), data_dir=str(data), atlas=["cc200"],
+                  models={"KNN": KNeighborsClassifier(3)}, settings=settings)
+    wall = perf_counter() - wall
+    assert "abide CV connectivity" in capsys.readouterr().err
+    assert [d for d, _ in seen] == [
+        "abide CV connectivity", "abide CV correlation", "abide CV partial correlation",
+        "abide leave-site-out", "abide CV timeseries", "abide CV tangent"]
+    meta = res["meta"]
+    assert (meta["quick"], meta["seed"], meta["threads"], meta["atlas"]) == (
+        False, 0, 1, "cc200")
+    assert meta["data_dir"] == str(data) and meta["sites"] is None
+    assert "permutation" not in meta and "completed" not in meta
+    width = exp.load(data, "timeseries", atlas="cc200")[0].shape[1]
+    assert meta["data"]["abide"]["features"] == {
+        "timeseries": width, "tangent": 10, "connectivity": 10, "correlation": 10,
+        "partial correlation": 10}
+    assert 0 < res["seconds"] <= wall
+    with open(out / "run.json") as f:
+        assert 0 < json.load(f)["seconds"] <= wall
+    with open(out / "leave_site_out_records.csv") as f:
+        assert sorted((r["features"], r["site"]) for r in csv.DictReader(f)) == [
+            (k, s) for k in sorted(loso) for s in ("SITE01", "SITE02")]
+    # one site: no leave-site-out
+    seen.clear()
+    res = exp.run(out_dir=str(tmp_path / "one"), data_dir=str(data), sites=["SITE01"],
+                  models={"KNN": KNeighborsClassifier(3)}, progress=False,
+                  settings=dict(settings, features=("connectivity",),
+                                loso_features=("connectivity",)))
+    assert [d for d, _ in seen] == ["abide CV connectivity"]
+    assert res["loso_rows"] == [] and res["meta"]["sites"] == ["SITE01"]
+    assert not (tmp_path / "one" / "leave_site_out_records.csv").exists()
+
+
+@pytest.mark.mutant
+def test_run_rejects_bad_features_and_multi_atlas_arguments_first(tmp_path):
+    """Empty or unknown features, and models= or features= with several atlases, are one-line
+    errors raised before the output folder is made (planted: the tests' and/or, not)."""
+    out = tmp_path / "out"
+    for features in ([], ["voxels"], ["connectivity", "voxels"]):
+        with pytest.raises(ValueError, match=r"^features must be a non-empty subset of"):
+            exp.run(out_dir=str(out), features=features, progress=False)
+    for kw in (dict(models={"KNN": KNeighborsClassifier()}), dict(features=["tangent"])):
+        with pytest.raises(ValueError, match="features= and models= do not apply"):
+            exp.run(out_dir=str(out), data_dir=str(tmp_path), atlas=["cc200", "ho"],
+                    progress=False, **kw)
+    assert not out.exists()
+
+
+@pytest.mark.mutant
+def test_command_line_hands_run_and_run_deep_their_arguments(tmp_path, monkeypatch, capsys):
+    """main with run and run_deep stood in for: the defaults (not quick, seed 0, one thread,
+    progress), --threads 0 as None, one --atlas as a name and several as a list, --settings
+    parsed (bad JSON a one-line error), --deep with one atlas runs both, '--deep only' the deep
+    comparators alone, --deep with several atlases refused, an ALFF folder run without --deep
+    (planted: the defaults, every atlas/deep/settings test, the progress negation, the exit
+    status, the deep timer's subtraction)."""
+    from fastelm.experiments.bls_fmri import reproduce
+    from fastelm.fmri import make_synthetic_adhd200
+
+    calls = []
+
+    def fake_run(**kw):
+        calls.append(("run", kw))
+        return {"table": "TABLE", "seconds": 1.0, "files": []}
+
+    def fake_deep(**kw):
+        calls.append(("deep", kw))
+        return []
+
+    monkeypatch.setattr(reproduce, "run", fake_run)
+    monkeypatch.setattr(reproduce, "run_deep", fake_deep)
+    assert exp.build_parser().prog == "python -m fastelm.experiments.bls_fmri"
+    assert exp.build_parser(deep="only").prog == "python -m fastelm.experiments.deep"
+    data = tmp_path / "abide"
+    data.mkdir()
+
+    def main(*argv):
+        calls.clear()
+        code = exp.main(["--out", str(tmp_path / "o"), "--fmri-data", str(data), *argv])
+        return code, [(what, {k: kw[k] for k in ("quick", "seed", "progress", "atlas",
+                                                  "settings", "threads") if k in kw})
+                      for what, kw in calls]
+
+    common = dict(quick=False, seed=0, progress=True, atlas=None, settings=None)
+    assert main() == (0, [("run", dict(common, threads=1))])
+    assert "TABLE" in capsys.readouterr().out
+    assert main("--threads", "0", "--atlas", "cc200", "--settings", '{"n_splits": 3}',
+                "--no-progress") == (0, [("run", dict(
+                    common, threads=None, atlas="cc200", settings={"n_splits": 3},
+                    progress=False))])
+    assert main("--atlas", "cc200", "ho") == (
+        0, [("run", dict(common, threads=1, atlas=["cc200", "ho"]))])
+    assert main("--atlas", "cc200", "--deep") == (
+        0, [("run", dict(common, threads=1, atlas="cc200")), ("deep", dict(common, atlas="cc200"))])
+    seconds = float(capsys.readouterr().out.split("fits in ")[1].split(" s")[0])
+    assert 0 <= seconds < 60
+    assert main("--deep", "only") == (0, [("deep", common)])
+    capsys.readouterr()
+    assert main("--atlas", "cc200", "ho", "--deep") == (2, [])
+    assert "--deep takes one --atlas" in capsys.readouterr().err
+    assert main("--settings", "{bad") == (2, [])
+    err = capsys.readouterr().err
+    assert "--settings: not JSON" in err and len(err.strip().splitlines()) == 1
+    make_synthetic_adhd200(tmp_path / "adhd", n_subjects=(6, 6), n_regions=4, random_state=0)
+    data = tmp_path / "adhd"
+    assert main() == (0, [("run", dict(common, threads=1))])
+    # without PyTorch only --deep is refused
+    find_spec = reproduce.importlib.util.find_spec
+    monkeypatch.setattr(reproduce.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "torch" else find_spec(name, *a))
+    data = tmp_path / "abide"
+    assert main() == (0, [("run", dict(common, threads=1))])
+    capsys.readouterr()
+    assert main("--deep") == (2, [])
+    assert "--deep needs PyTorch" in capsys.readouterr().err
+
+
+@pytest.mark.mutant
+def test_run_deep_defaults_and_default_kinds(tmp_path, monkeypatch):
+    """run_deep by its defaults (not quick, seed 0, progress) gives the deep comparators the
+    real settings' connectome kinds; a choice without one is refused naming it (planted: the
+    defaults, the default kinds' real/synthetic test, the message's ``features or ()``)."""
+    deep = pytest.importorskip("fastelm.experiments.deep.protocol")
+    data = tmp_path / "abide"
+    make_synthetic_abide(data, n_subjects=12, n_rois=4, lengths=(30, 40), n_sites=2,
+                         random_state=0)
+    seen = {}
+    monkeypatch.setattr(deep, "run_abide", lambda *a, **kw: seen.update(args=a, kw=kw) or [])
+    exp.run_deep(out_dir=str(tmp_path / "o"), data_dir=str(data))
+    assert seen["args"][2] == ("connectivity", "tangent")
+    assert {k: seen["kw"][k] for k in ("quick", "seed", "progress")} == dict(
+        quick=False, seed=0, progress=True)
+    with pytest.raises(ValueError, match=r"connectome features \(.*\), got timeseries$"):
+        exp.run_deep(out_dir=str(tmp_path / "o"), data_dir=str(data), features=["timeseries"])
