@@ -73,6 +73,10 @@ MODES = {
                   nh_dataset="mushroom", nh_values=(10, 30, 50), nh_runs=1, ablation_runs=0),
 }
 
+# settings that no mode sets, read only when given: {name: strategy-selection repeats} replaces
+# n_selection_repeats for those data sets (``select_strategies``)
+OPTIONAL_SETTINGS = ("selection_repeats",)
+
 # stream identifiers of the per-run seeds (``_rng``)
 _MAIN, _SHARE, _GRID, _NH, _ABLATION, _SELECT = range(6)
 
@@ -82,16 +86,17 @@ def settings(quick=False, runs=None, overrides=None, mushroom_runs=None):
 
     ``runs`` sets the run count of Tables 3-5 and the ablation, and caps Mushroom's and those of
     Table 6 and Figs. 3-4; ``mushroom_runs`` sets Mushroom's counts of Tables 3-5; ``overrides``
-    replaces keys (also 'common', the shared model settings, and 'config', the per-data-set
-    ones)."""
+    replaces keys (also 'common', the shared model settings, 'config', the per-data-set
+    ones, and 'selection_repeats', ``OPTIONAL_SETTINGS``)."""
     s = dict(MODES["quick" if quick else "full"], common=COMMON, config=CONFIG)
     for name, count in (("runs", runs), ("mushroom_runs", mushroom_runs)):
         if count is not None and not (isinstance(count, Integral) and count >= 1):
             raise ValueError(f"{name} must be an integer >= 1 (0 runs would compute nothing), "
                              f"got {count!r}")
-    unknown = sorted(set(overrides or {}) - set(s))
+    known = set(s) | set(OPTIONAL_SETTINGS)
+    unknown = sorted(set(overrides or {}) - known)
     if unknown:
-        raise ValueError(f"unknown settings {unknown}; known: {sorted(s)}")
+        raise ValueError(f"unknown settings {unknown}; known: {sorted(known)}")
     if runs is not None:
         s.update(runs=runs, share_runs=runs, ablation_runs=runs if s["ablation_runs"] else 0,
                  mushroom_runs=min(s["mushroom_runs"], runs),
