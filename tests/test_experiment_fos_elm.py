@@ -180,3 +180,224 @@ def test_interrupted_rerun_keeps_the_previous_outputs(tmp_path, monkeypatch, cap
     assert not partial.exists()
     assert (tmp_path / "results.md").read_text() == seed4
     assert "seed 4" in (tmp_path / "notes.md").read_text()
+
+
+# ---------------------------------------------------------------------------------------------
+# kill-tests of the mutation run of protocol.py and reproduce.py (mutation/RESULTS.md)
+
+# the settings of the published full run, docs/results/fos-elm/notes.md ("Settings"): data set,
+# train/test rows, L0, alpha, delta_rel, min nodes, initial chunk, chunk
+PUBLISHED_SETTINGS = {
+    "friedman2": ("regression", 5000, 5000, 200, 0.1, 0.4, 10, 1000, 500),
+    "concrete": ("regression", 730, 300, 150, 1.0, 0.2, 10, 150, 100),
+    "pima": ("classification", 576, 192, 100, 10.0, 1.0, 10, 120, 50),
+    "satimage": ("classification", 4435, 2000, 400, 0.1, 0.5, 10, 900, 400),
+    "segment": ("classification", 1500, 810, 200, 1.0, 0.5, 10, 300, 200),
+}
+SETTING_KEYS = ("task", "n_train", "n_test", "n_hidden", "alpha", "delta_rel", "min_nodes",
+                "initial", "chunk")
+
+
+@pytest.mark.mutant
+def test_config_is_the_published_setting_and_its_search_grid():
+    """CONFIG (and configs() by default: the full run) is the setting of the published results,
+    Friedman #2's noise sd is 125 (the package docstring), and each tuned alpha / delta_rel is a
+    point of the search grid ALPHAS / DELTA_RELS that ``--tune`` walks."""
+    assert exp.FRIEDMAN_NOISE == 125.0
+    assert exp.ALPHAS == (1e-3, 1e-2, 1e-1, 1.0, 10.0)
+    assert exp.DELTA_RELS == (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0)
+    assert (exp.FULL_REPEATS, exp.QUICK_REPEATS) == (20, 3)  # docs: 20 repeats; --quick: 3
+    assert list(exp.CONFIG) == list(exp.DATASETS)
+    for name, cfg in exp.configs().items():  # the default is the full run, L0 not halved
+        assert tuple(cfg[k] for k in SETTING_KEYS) == PUBLISHED_SETTINGS[name], name
+        assert cfg["delta"] == cfg["delta_rel"] / cfg["n_hidden"]
+        assert cfg["alpha"] in exp.ALPHAS and cfg["delta_rel"] in exp.DELTA_RELS
+    for name, cfg in exp.CONFIG.items():
+        assert tuple(cfg[k] for k in SETTING_KEYS) == PUBLISHED_SETTINGS[name], name
+
+
+@pytest.mark.mutant
+def test_load_reads_every_set_from_data_home_but_draws_friedman2(monkeypatch):
+    """_load: Friedman #2 is synthetic (None, nothing read); every other set comes from
+    load_dataset with the run's data_home."""
+    from fastelm.experiments.fos_elm import protocol
+
+    calls = []
+
+    def load_dataset(name, data_home=None):
+        calls.append((name, data_home))
+        return ("bunch", name)
+
+    monkeypatch.setattr(protocol._datasets, "load_dataset", load_dataset)
+    loaded = {name: protocol._load(name, "DIR") for name in exp.DATASETS}
+    assert loaded == {"friedman2": None, **{n: ("bunch", n) for n in exp.DATASETS[1:]}}
+    assert calls == [(n, "DIR") for n in exp.DATASETS[1:]]
+
+
+@pytest.mark.mutant
+def test_split_draws_friedman2_and_subsets_from_the_repeat_rng():
+    """split's draws, recomputed from the repeat's generator: Friedman #2 is made afresh with
+    the generator's seed below 2**31 (then the stream order); a data set without an official
+    split is permuted (train: the first n_train rows, test: the next n_test), then the training
+    rows get their stream order; an official split is kept, its test rows in their order."""
+    from sklearn.datasets import make_friedman2
+    from sklearn.utils import Bunch
+
+    cfg = dict(n_train=30, n_test=20)
+    Xtr, ytr, Xte, yte = exp.split("friedman2", None, cfg, np.random.default_rng(3))
+    rng = np.random.default_rng(3)
+    X, y = make_friedman2(50, noise=125.0, random_state=int(rng.integers(2 ** 31)))
+    order = rng.permutation(30)
+    for got, want in zip((Xtr, ytr, Xte, yte), (X[:30][order], y[:30][order], X[30:], y[30:])):
+        np.testing.assert_array_equal(got, want)
+
+    X = np.arange(80 * 2, dtype=float).reshape(80, 2)
+    bunch = Bunch(data=X, target=X[:, 0] / 2)  # exactly n_train + n_test rows: all are used
+    for name in ("concrete", "pima", "segment"):
+        Xtr, ytr, Xte, yte = exp.split(name, bunch, dict(n_train=60, n_test=20),
+                                       np.random.default_rng(4))
+        rng = np.random.default_rng(4)
+        perm = rng.permutation(80)
+        tr, te = perm[:60][rng.permutation(60)], perm[60:]
+        np.testing.assert_array_equal(Xtr, X[tr])
+        np.testing.assert_array_equal(Xte, X[te])
+        np.testing.assert_array_equal(ytr, X[tr, 0] / 2)
+        np.testing.assert_array_equal(yte, X[te, 0] / 2)
+    official = Bunch(data=X[:60], target=X[:60, 0], data_test=X[60:], target_test=X[60:, 0])
+    Xtr, ytr, Xte, yte = exp.split("satimage", official, dict(n_train=60, n_test=20),
+                                   np.random.default_rng(5))
+    order = np.random.default_rng(5).permutation(60)
+    np.testing.assert_array_equal(Xtr, X[order])
+    np.testing.assert_array_equal(Xte, X[60:])
+    np.testing.assert_array_equal(yte, X[60:, 0])
+
+
+@pytest.mark.mutant
+def test_split_refuses_too_few_rows_and_an_official_split_of_another_size():
+    """One-line errors: a set with fewer rows than n_train + n_test, and an official split whose
+    sizes differ (either of them, larger or smaller) from the setting's."""
+    import re
+
+    from sklearn.utils import Bunch
+
+    cfg = dict(n_train=60, n_test=20)
+    X = np.zeros((79, 2))
+    with pytest.raises(ValueError, match=re.escape("concrete: 79 rows, fewer than 60+20")):
+        exp.split("concrete", Bunch(data=X, target=X[:, 0]), cfg, np.random.default_rng(0))
+    for n_train, n_test in ((59, 20), (60, 21), (61, 20), (60, 19)):
+        official = Bunch(data=np.zeros((n_train, 2)), target=np.zeros(n_train),
+                         data_test=np.zeros((n_test, 2)), target_test=np.zeros(n_test))
+        message = f"satimage: the official split has {n_train}/{n_test} rows, expected 60/20"
+        with pytest.raises(ValueError, match=re.escape(message)):
+            exp.split("satimage", official, cfg, np.random.default_rng(0))
+
+
+@pytest.mark.mutant
+def test_preprocess_leaves_class_labels_alone():
+    """Classification targets are labels: not min-max scaled (regression=False)."""
+    X = np.random.default_rng(0).normal(size=(6, 2))
+    ytr, yte = np.array([1, 5, 2, 5, 1, 2]), np.array([2, 1, 5])
+    _, ytr2, _, yte2 = exp.preprocess(X, ytr, X[:3], yte, regression=False)
+    np.testing.assert_array_equal(ytr2, ytr)
+    np.testing.assert_array_equal(yte2, yte)
+
+
+class _Recorder:
+    """A model that records what stream() feeds it."""
+
+    def __init__(self):
+        self.calls = []
+
+    def partial_fit(self, X, y, **kwargs):
+        self.calls.append((X[:, 0].tolist(), y.tolist(), kwargs))
+        return self
+
+
+@pytest.mark.mutant
+def test_stream_feeds_the_initial_rows_then_chunks_in_order():
+    """stream: ``initial`` rows (with ``classes`` on that first call only, none for a
+    regressor), then chunks of ``chunk`` rows, the last one shorter, each row with its target."""
+    X = np.arange(12.0).reshape(6, 2)
+    y = 10 * X[:, 0]
+    model = _Recorder()
+    assert exp.stream(model, X, y, 3, 2, classes=[0, 1]) is model
+    rows = [[0.0, 2.0, 4.0], [6.0, 8.0], [10.0]]
+    assert model.calls == [(rows[0], [0.0, 20.0, 40.0], {"classes": [0, 1]}),
+                           (rows[1], [60.0, 80.0], {}), (rows[2], [100.0], {})]
+    model = _Recorder()
+    exp.stream(model, X, y, 2, 3)
+    assert model.calls == [([0.0, 2.0], [0.0, 20.0], {}), ([4.0, 6.0, 8.0], [40.0, 60.0, 80.0], {}),
+                           ([10.0], [100.0], {})]
+
+
+def _repeat_by_hand(bunch, cfg, seed):
+    """One repeat of the protocol written out: the split, the scaling, the two seeds, the three
+    models (FOS-ELM; OS-ELM of its initial layer; a fresh OS-ELM of its final size, W and b
+    ~ U(-1, 1)) fed the same stream, their test scores and node counts."""
+    from fastelm.elm import OSELMClassifier, OSELMRegressor
+    from fastelm.fos_elm import FOSELMClassifier, FOSELMRegressor
+
+    regression = cfg["task"] == "regression"
+    rng = np.random.default_rng(seed)
+    perm = rng.permutation(len(bunch.target))
+    tr = perm[:cfg["n_train"]][rng.permutation(cfg["n_train"])]
+    te = perm[cfg["n_train"]:cfg["n_train"] + cfg["n_test"]]
+    Xtr, ytr, Xte, yte = bunch.data[tr], bunch.target[tr], bunch.data[te], bunch.target[te]
+    mean, sd = Xtr.mean(axis=0), Xtr.std(axis=0)
+    Xtr, Xte = (Xtr - mean) / sd, (Xte - mean) / sd
+    if regression:
+        lo, hi = ytr.min(), ytr.max()
+        ytr, yte = (ytr - lo) / (hi - lo), (yte - lo) / (hi - lo)
+    seed_layer, seed_fresh = rng.integers(2 ** 63, size=2)
+    common = dict(alpha=cfg["alpha"], weight_scale=1.0)
+    FOS, OS = (FOSELMRegressor, OSELMRegressor) if regression else (FOSELMClassifier,
+                                                                     OSELMClassifier)
+    fos = FOS(n_hidden=cfg["n_hidden"], delta=cfg["delta"], min_nodes=cfg["min_nodes"],
+              random_state=int(seed_layer), **common)
+    models = {"FOS-ELM": fos,
+              "OS-ELM (L0)": OS(n_hidden=cfg["n_hidden"], random_state=int(seed_layer), **common)}
+    first = {} if regression else {"classes": np.unique(np.concatenate([ytr, yte]))}
+    records = []
+    for label in exp.MODELS:
+        if label == "OS-ELM (final L)":
+            models[label] = OS(n_hidden=fos.W_.shape[1], random_state=int(seed_fresh), **common)
+        model = models[label]
+        model.partial_fit(Xtr[:cfg["initial"]], ytr[:cfg["initial"]], **first)
+        for start in range(cfg["initial"], cfg["n_train"], cfg["chunk"]):
+            model.partial_fit(Xtr[start:start + cfg["chunk"]], ytr[start:start + cfg["chunk"]])
+        pred = model.predict(Xte)
+        score = np.sqrt(np.mean((yte - pred) ** 2)) if regression else np.mean(pred == yte)
+        records.append({"data set": exp.LABELS[{True: "concrete", False: "segment"}[regression]],
+                        "model": label, "metric": "RMSE" if regression else "accuracy",
+                        "score": pytest.approx(score, rel=1e-9, abs=1e-12),
+                        "nodes": model.W_.shape[1]})
+    return records, list(fos.n_nodes_history_)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_run_repeat_is_the_protocol_written_out(task):
+    """run_repeat's records (score, nodes, metric, labels), FOS-ELM's node history and the
+    training times equal one repeat done by hand with the estimators."""
+    import time
+
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(150, 4))
+    if task == "regression":
+        name, y = "concrete", np.sin(2 * X[:, 0]) + X[:, 1] ** 2 + 0.1 * rng.normal(size=150)
+    else:
+        name, y = "segment", (X[:, 0] > 0).astype(int) + (X[:, 1] > 0.5).astype(int)
+    from sklearn.utils import Bunch
+
+    bunch = Bunch(data=X, target=y)
+    cfg = dict(task=task, n_train=100, n_test=40, n_hidden=16, alpha=0.1, delta=1.0 / 16,
+               min_nodes=3, initial=30, chunk=25)
+    start = time.perf_counter()
+    records, history, seconds = exp.run_repeat(name, bunch, cfg, np.random.default_rng(12))
+    elapsed = time.perf_counter() - start
+    want, want_history = _repeat_by_hand(bunch, cfg, 12)
+    assert records == want
+    assert history == want_history and len(history) == 4 and history[0] == 16
+    assert 3 <= records[0]["nodes"] < 16  # pruned: the fresh OS-ELM is smaller than L0
+    assert list(seconds) == list(exp.MODELS)
+    assert all(0 <= s <= elapsed for s in seconds.values())
