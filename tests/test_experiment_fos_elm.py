@@ -326,8 +326,8 @@ def test_stream_feeds_the_initial_rows_then_chunks_in_order():
                            (rows[1], [60.0, 80.0], {}), (rows[2], [100.0], {})]
     model = _Recorder()
     exp.stream(model, X, y, 2, 3)
-    assert model.calls == [([0.0, 2.0], [0.0, 20.0], {}), ([4.0, 6.0, 8.0], [40.0, 60.0, 80.0], {}),
-                           ([10.0], [100.0], {})]
+    assert model.calls == [([0.0, 2.0], [0.0, 20.0], {}),
+                           ([4.0, 6.0, 8.0], [40.0, 60.0, 80.0], {}), ([10.0], [100.0], {})]
 
 
 def _repeat_by_hand(bunch, cfg, seed):
@@ -401,3 +401,275 @@ def test_run_repeat_is_the_protocol_written_out(task):
     assert 3 <= records[0]["nodes"] < 16  # pruned: the fresh OS-ELM is smaller than L0
     assert list(seconds) == list(exp.MODELS)
     assert all(0 <= s <= elapsed for s in seconds.values())
+
+
+# tune's rule on made-up validation scores (RMSE for Concrete, accuracy for the others), five
+# repeats each: OS-ELM (L0) per alpha, then FOS-ELM per delta_rel at the chosen alpha
+TUNE_SCORES = {
+    "concrete": {  # alpha 1.0: best mean (10.0 has the largest sd); threshold 0.5 + 0.5 sd
+        ("OS", 0.1): [0.7] * 5, ("OS", 1.0): [0.4, 0.6, 0.4, 0.6, 0.5],
+        ("OS", 10.0): [0.3, 0.9, 0.3, 0.9, 0.6],
+        ("FOS", 0.1): [0.48] * 5, ("FOS", 0.2): [0.52] * 5,  # within half a sd: 0.2 chosen
+        ("FOS", 0.3): [0.6] * 5, ("FOS", 0.5): [3.0] * 5},  # within 1.5 sd; far out
+    "segment": {  # alphas 0.1 and 1.0 tie: the larger; sd 0, so 0.1 is exactly at the bound
+        ("OS", 0.1): [0.75] * 5, ("OS", 1.0): [0.75] * 5, ("OS", 10.0): [0.5] * 5,
+        ("FOS", 0.1): [0.75] * 5, ("FOS", 0.2): [0.5] * 5, ("FOS", 0.3): [0.5] * 5,
+        ("FOS", 0.5): [0.25] * 5},
+    "pima": {  # all alphas tie (10.0); no delta_rel keeps the score: 0
+        **{("OS", a): [0.8] * 5 for a in (0.1, 1.0, 10.0)},
+        **{("FOS", d): [0.5] * 5 for d in (0.1, 0.2, 0.3, 0.5)}},
+}
+TUNE_NODES = {0.1: 7, 0.2: 6, 0.3: 5, 0.5: 4}  # FOS-ELM's final nodes per delta_rel (L0 = 8)
+
+
+@pytest.mark.mutant
+def test_tune_streams_the_fit_rows_and_applies_its_rule(monkeypatch):
+    """tune with its defaults (seed 0, 5 repeats, the last 25% of each training stream for
+    validation, progress bars): each fold streams the first 30 of 40 training rows in the data
+    set's initial chunk then 5 chunks (as many as 40 rows in chunks of 7 make), with the fold's
+    seed as both models' random_state and the labels of the fit and validation rows as classes;
+    alpha: the best mean validation score of OS-ELM (L0) (ties: the larger alpha), delta_rel:
+    the largest whose FOS-ELM mean is at least OS-ELM's mean less half its sd (0 if none).
+    Models are not fitted here: stream and _score are stand-ins that check what they get."""
+    from sklearn.utils import Bunch
+
+    from fastelm.experiments.fos_elm import protocol
+
+    tasks = {"concrete": "regression", "segment": "classification", "pima": "classification"}
+    for name, task in tasks.items():
+        monkeypatch.setitem(protocol.CONFIG, name, dict(
+            task=task, n_train=40, n_test=10, n_hidden=8, alpha=1.0, delta_rel=0.5,
+            min_nodes=2, initial=9, chunk=7))
+    X = np.random.default_rng(0).normal(size=(50, 3))
+    targets = {"concrete": np.arange(50.0) ** 1.5, "segment": np.arange(50) % 3,
+               "pima": np.arange(50) % 2}
+    folds = {}  # name: [(fit targets, validation targets, seed)] of repeats 0..4 of seed 0
+    for name in tasks:
+        folds[name] = []
+        for r in range(5):
+            rng = np.random.default_rng(np.random.SeedSequence([0, exp.DATASETS.index(name), r]))
+            tr = rng.permutation(50)[:40][rng.permutation(40)]
+            y = targets[name][tr]
+            folds[name].append((y[:30], y[30:], int(rng.integers(2 ** 63))))
+
+    loaded, bars, seen = [], [], {}
+
+    def load(name, data_home):
+        loaded.append((name, data_home))
+        return Bunch(data=X, target=targets[name])
+
+    def key_of(model):
+        if type(model).__name__.startswith("FOS"):
+            (d,) = [d for d in TUNE_NODES if model.delta == d / 8]
+            return "FOS", model.alpha, d
+        return "OS", model.alpha, None
+
+    def stream(model, Xf, yf, initial, chunk, classes=None):
+        name = loaded[-1][0]
+        key = (name, "stream") + key_of(model)
+        r = seen[key] = seen.get(key, -1) + 1
+        fit, val, seed = folds[name][r]
+        assert model.n_hidden == 8 and model.random_state == seed
+        assert Xf.shape == (30, 3)
+        if tasks[name] == "regression":
+            np.testing.assert_allclose(yf, (fit - fit.min()) / (fit.max() - fit.min()))
+            assert classes is None
+        else:
+            np.testing.assert_array_equal(yf, fit)
+            np.testing.assert_array_equal(classes, np.unique(np.concatenate([fit, val])))
+        sizes = [initial] + [len(yf[s:s + chunk]) for s in range(initial, len(yf), chunk)]
+        assert sizes == [9, 5, 5, 5, 5, 1]
+        kind, _, d = key_of(model)
+        model.W_ = np.zeros((3, 8 if kind == "OS" else TUNE_NODES[d]))
+        return model
+
+    def score(model, Xv, yv, regression):
+        name = loaded[-1][0]
+        kind, alpha, d = key_of(model)
+        key = (name, "score", kind, alpha, d)
+        r = seen[key] = seen.get(key, -1) + 1
+        fit, val, _ = folds[name][r]
+        if tasks[name] == "regression":  # scaled with the fit rows' min and max
+            np.testing.assert_allclose(yv, (val - fit.min()) / (fit.max() - fit.min()))
+        else:
+            np.testing.assert_array_equal(yv, val)
+        assert Xv.shape == (10, 3) and regression == (tasks[name] == "regression")
+        if kind == "FOS":
+            assert alpha == {"concrete": 1.0, "segment": 1.0, "pima": 10.0}[name]
+        return TUNE_SCORES[name][(kind, alpha if kind == "OS" else d)][r]
+
+    monkeypatch.setattr(protocol, "_load", load)
+    monkeypatch.setattr(protocol, "stream", stream)
+    monkeypatch.setattr(protocol, "_score", score)
+    monkeypatch.setattr(protocol, "progress_bar",
+                        lambda it, desc, total, enabled: bars.append((desc, total, enabled)) or it)
+    chosen = protocol.tune(names=list(tasks), alphas=(0.1, 1.0, 10.0),
+                           delta_rels=(0.1, 0.2, 0.3, 0.5))
+
+    assert {n: (c["alpha"], c["delta_rel"]) for n, c in chosen.items()} == {
+        "concrete": (1.0, 0.2), "segment": (1.0, 0.1), "pima": (10.0, 0.0)}
+    assert loaded == [(n, None) for n in tasks]
+    assert bars == [(f"tune {n} {what}", total, True) for n in tasks
+                    for what, total in (("alpha", 3), ("delta", 4))]
+    assert set(seen.values()) == {4}  # every model streamed and scored on 5 folds
+    for name, res in chosen.items():
+        sign = -1.0 if name == "concrete" else 1.0  # scores: higher is better, -RMSE
+        want = {}
+        for a in (0.1, 1.0, 10.0):
+            vals = sign * np.array(TUNE_SCORES[name][("OS", a)])
+            want[("OS-ELM (L0)", a, 0.0)] = (np.mean(vals), np.std(vals), 8.0)
+        for d in (0.1, 0.2, 0.3, 0.5):
+            vals = sign * np.array(TUNE_SCORES[name][("FOS", d)])
+            want[("FOS-ELM", res["alpha"], d)] = (np.mean(vals), np.std(vals), TUNE_NODES[d])
+        assert list(res["scores"].items()) == list(want.items())
+
+
+@pytest.mark.mutant
+def test_tune_text_lists_the_choice_and_every_score():
+    chosen = {"concrete": {"alpha": 1.0, "delta_rel": 0.2, "scores": {
+        ("OS-ELM (L0)", 1.0, 0.0): (-0.5, 0.0894, 8.0), ("FOS-ELM", 1.0, 0.2): (-0.52, 0.0, 6.0)}},
+        "pima": {"alpha": 10.0, "delta_rel": 0.0, "scores": {
+            ("OS-ELM (L0)", 10.0, 0.0): (0.8, 0.0, 8.0)}}}
+    assert exp.tune_text(chosen).splitlines() == [
+        "concrete: alpha=1 delta_rel=0.2",
+        "    OS-ELM (L0)  alpha=1      delta_rel=0     "
+        "validation score -0.5000 ± 0.0894, 8.0 nodes",
+        "    FOS-ELM      alpha=1      delta_rel=0.2   "
+        "validation score -0.5200 ± 0.0000, 6.0 nodes",
+        "pima: alpha=10 delta_rel=0",
+        "    OS-ELM (L0)  alpha=10     delta_rel=0     "
+        "validation score +0.8000 ± 0.0000, 8.0 nodes"]
+
+
+def _draw(seed, name, r):
+    """The first draw of repeat r's generator (SeedSequence [seed, index of the set, r])."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, exp.DATASETS.index(name), r]))
+    return int(rng.integers(2 ** 63))
+
+
+@pytest.fixture
+def fake_repeats(monkeypatch):
+    """run() with run_repeat, the plot and the progress bars replaced by recorders: no model is
+    fitted. Returns the lists of calls ((name, L0, first draw of the repeat's generator)), of
+    progress bars ((desc, total, enabled)) and the plot's return value to set."""
+    from fastelm.experiments.fos_elm import reproduce
+
+    calls, bars, plot = [], [], {"written": True}
+
+    def run_repeat(name, bunch, cfg, rng):
+        r = sum(c[0] == name for c in calls)
+        calls.append((name, cfg["n_hidden"], int(rng.integers(2 ** 63))))
+        records = [{"data set": exp.LABELS[name], "model": m, "metric": "RMSE",
+                    "score": 0.5 + 0.125 * (r % 2), "nodes": cfg["n_hidden"] - (m != MODELS_L0)}
+                   for m in exp.MODELS]
+        return records, [cfg["n_hidden"], cfg["n_hidden"] - 1], {m: 0.25 for m in exp.MODELS}
+
+    monkeypatch.setattr(reproduce, "run_repeat", run_repeat)
+    monkeypatch.setattr(reproduce, "progress_bar",
+                        lambda it, desc, total, enabled: bars.append((desc, total, enabled)) or it)
+    monkeypatch.setattr(reproduce, "plot_nodes",
+                        lambda histories, cfgs, path, quick=False: plot["written"])
+    return calls, bars, plot
+
+
+MODELS_L0 = "OS-ELM (L0)"
+
+
+@pytest.mark.mutant
+def test_run_defaults_to_the_full_run_of_seed_0_with_progress_bars(tmp_path, monkeypatch,
+                                                                   fake_repeats):
+    """run()'s defaults: full mode (L0 of CONFIG, 20 repeats, no quick heading), seed 0 (the
+    repeats' generators), progress bars; a set whose files are missing is skipped with its
+    reason in notes.md; the files written are listed; the total time is a real duration."""
+    import time
+
+    from fastelm.datasets import DataNotFoundError
+    from fastelm.experiments.fos_elm import reproduce
+
+    calls, bars, _ = fake_repeats
+
+    def load(name, data_home):
+        if name == "concrete":
+            raise DataNotFoundError("no concrete here\nsecond line")
+        return None
+
+    monkeypatch.setattr(reproduce, "_load", load)
+    out = tmp_path / "full"
+    start = time.perf_counter()
+    result = exp.run(out_dir=str(out), datasets=["friedman2", "concrete"])
+    elapsed = time.perf_counter() - start
+    assert calls == [("friedman2", 200, _draw(0, "friedman2", r)) for r in range(20)]
+    assert bars == [("FOS-ELM friedman2", 20, True)]
+    assert list(result["configs"]) == ["friedman2"]
+    assert {r["runs"] for r in result["rows"]} == {20}
+    assert result["skipped"] == {"concrete": "no concrete here"}
+    assert not (out / "results.md").read_text().startswith("**Quick mode**")
+    notes = (out / "notes.md").read_text()
+    assert "Mode: full; seed 0; 20 repeat(s) per data set." in notes
+    assert notes.endswith("## Data sets not available (skipped)\n" + notes.split(
+        "## Data sets not available (skipped)\n", 1)[1])
+    assert "\n- Concrete: no concrete here\n" in notes
+    stem = str(out / "results")
+    assert result["files"] == [stem + ".md", stem + ".csv", str(out / "nodes.png"),
+                               str(out / "notes.md"), str(out / "timings.md")]
+    assert 0 <= result["seconds"] <= elapsed
+    np.testing.assert_array_equal(result["histories"]["friedman2"], [[200, 199]] * 20)
+
+
+@pytest.mark.mutant
+def test_run_quick_takes_3_repeats_and_refuses_fewer_than_one(tmp_path, fake_repeats):
+    """Quick mode: L0 halved and 3 repeats of the given seed; no plot (matplotlib missing) is
+    not a file of the run; no skipped set, no skipped section; repeats < 1 is refused."""
+    calls, bars, plot = fake_repeats
+    plot["written"] = False
+    out = tmp_path / "quick"
+    result = exp.run(quick=True, out_dir=str(out), seed=5, progress=False,
+                     datasets=["friedman2"])
+    assert calls == [("friedman2", 100, _draw(5, "friedman2", r)) for r in range(3)]
+    assert bars == [("FOS-ELM friedman2", 3, False)]
+    assert {r["runs"] for r in result["rows"]} == {3} and result["skipped"] == {}
+    assert (out / "results.md").read_text().startswith("**Quick mode**")
+    notes = (out / "notes.md").read_text()
+    assert "Mode: quick; seed 5; 3 repeat(s) per data set." in notes
+    assert "skipped" not in notes and not notes.endswith("\n\n\n")
+    stem = str(out / "results")
+    assert result["files"] == [stem + ".md", stem + ".csv", str(out / "notes.md"),
+                               str(out / "timings.md")]
+    for repeats in (0, -1):
+        with pytest.raises(ValueError, match=f"repeats must be >= 1, got {repeats}"):
+            exp.run(quick=True, out_dir=str(tmp_path / "none"), repeats=repeats,
+                    progress=False, datasets=["friedman2"])
+
+
+@pytest.mark.mutant
+def test_command_line_defaults_and_what_it_passes_on(tmp_path, monkeypatch, capsys,
+                                                     fake_repeats):
+    """The parser's defaults; --tune passes seed, 5 repeats unless --repeats, --data,
+    --datasets and the progress switch to tune and prints its text (exit 0); a run gets
+    progress bars unless --no-progress."""
+    from fastelm.experiments.fos_elm import reproduce
+
+    args = reproduce.build_parser().parse_args([])
+    assert vars(args) == dict(quick=False, out="results/fos-elm", seed=0, repeats=None,
+                              data=None, datasets=None, tune=False, no_progress=False)
+    tuned = []
+    chosen = {"pima": {"alpha": 10.0, "delta_rel": 0.0, "scores": {}}}
+    monkeypatch.setattr(reproduce, "tune", lambda **kw: tuned.append(kw) or chosen)
+    capsys.readouterr()
+    assert exp.main(["--tune"]) == 0
+    assert capsys.readouterr().out == exp.tune_text(chosen) + "\n"
+    assert exp.main(["--tune", "--seed", "9", "--repeats", "2", "--data", str(tmp_path),
+                     "--datasets", "pima", "segment", "--no-progress"]) == 0
+    assert tuned == [dict(seed=0, repeats=5, data_home=None, names=None, progress=True),
+                     dict(seed=9, repeats=2, data_home=str(tmp_path), names=["pima", "segment"],
+                          progress=False)]
+
+    calls, bars, _ = fake_repeats
+    base = ["--quick", "--datasets", "friedman2", "--repeats", "1", "--seed", "3"]
+    assert exp.main(base + ["--out", str(tmp_path / "a")]) == 0
+    assert exp.main(base + ["--out", str(tmp_path / "b"), "--no-progress"]) == 0
+    assert bars == [("FOS-ELM friedman2", 1, True), ("FOS-ELM friedman2", 1, False)]
+    assert calls == [("friedman2", 100, _draw(3, "friedman2", 0))] * 2
+    out = capsys.readouterr().out
+    assert "wrote " + ", ".join(str(tmp_path / "b" / f) for f in (
+        "results.md", "results.csv", "nodes.png", "notes.md", "timings.md")) in out
