@@ -649,6 +649,7 @@ def test_command_line_defaults_and_what_it_passes_on(tmp_path, monkeypatch, caps
     progress bars unless --no-progress."""
     from fastelm.experiments.fos_elm import reproduce
 
+    monkeypatch.chdir(tmp_path)  # a broken --tune must not write results/ where tests run
     args = reproduce.build_parser().parse_args([])
     assert vars(args) == dict(quick=False, out="results/fos-elm", seed=0, repeats=None,
                               data=None, datasets=None, tune=False, no_progress=False)
