@@ -326,3 +326,34 @@ def test_exec_runs_only_the_mutants_the_record_leaves_pending(tmp_path):
     session_record.export(tmp_path / "new.sqlite", tmp_path / "again.jsonl")
     expected = [marked[n] if n % 2 == 0 else line for n, line in enumerate(full)]
     assert (tmp_path / "again.jsonl").read_text() == "".join(expected)
+
+
+# -- pending_diffs.py ---------------------------------------------------------------------------
+
+pending_diffs = _load("pending_diffs")
+
+
+def test_pending_diffs_plant_each_mutant_in_memory_and_show_its_lines(run, tmp_path):
+    """Every pending mutant of the half-run session is listed once, with the changed line as
+    cosmic-ray plants it; the survivors are listed with --surviving; no file is touched."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    with use_db(run, WorkDB.Mode.open) as db:
+        pending = {item.job_id for item in db.pending_work_items}
+        surviving = {item.job_id for item, result in db.completed_work_items
+                     if result.test_outcome == session_record.TestOutcome.SURVIVED}
+    blocks = list(pending_diffs.mutant_blocks(run))
+    assert {job for job, *_ in blocks} == pending and len(blocks) == len(pending)
+    assert {job for job, *_ in pending_diffs.mutant_blocks(run, surviving=True)} == surviving
+    b_lines = [lines for _, module, *_, lines in blocks if module == "pkg/b.py"]
+    assert b_lines and all(len(lines) == 2 and lines[0] == "-2     return a * 2 < 5"
+                           and lines[1].startswith("+2     return a ") for lines in b_lines)
+    assert len({lines[1] for lines in b_lines}) == len(b_lines)  # each mutant its own line
+    for _, _, _, _, lines in blocks:
+        assert lines and lines[0].startswith("-") and lines[-1].startswith("+")
+    assert (tmp_path / "pkg" / "a.py").read_text() == A_SOURCE
+    assert (tmp_path / "pkg" / "b.py").read_text() == B_SOURCE
+
+
+def test_changed_lines_numbers_each_side():
+    assert pending_diffs.changed_lines("a\nb\nc\n", "a\nB\nc\n") == ["-2 b", "+2 B"]
+    assert pending_diffs.changed_lines("a\nb\n", "a\nb\n") == []
