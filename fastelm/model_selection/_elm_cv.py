@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
 
 from .._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs
-from .._gram import (BLOCK_BYTES, GramSums, _column_block, dual_readout, gram_sums,
+from .._gram import (BLOCK_ROWS, GramSums, _column_block, dual_readout, gram_sums,
                       kernel_prefixes)
 from .._hidden import (DirectLinksMap, HiddenMap, check_activation, check_dtype, check_generator,
                        check_weight_scale, random_weights, scale_weights)
@@ -172,7 +172,8 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
             widths = {self._width(k, d, link) for k in sizes for link in links}
             if hat:
                 return _hat_bytes(n, d, L, dtype, widths, len(scales))
-            return _cv_bytes(n, d, L, dtype, widths, n_train, len(folds), len(scales))
+            return _cv_bytes(n, d, L, dtype, widths, n_train, len(folds), len(scales), len(links),
+                             T.shape[1])
 
         if self.n_hidden is not None:
             L = check_positive_int(self.n_hidden, "n_hidden")
@@ -417,18 +418,42 @@ def _hat_bytes(n, d, L, dtype, widths, n_scales=1):
             + 8.0 * (n_scales + 1) * float(primal) ** 2 + dual)
 
 
-def _cv_bytes(n, d, L, dtype, widths, n_train, n_folds, n_scales=1):
-    """The largest arrays of an ELM CV fit, in bytes: the unit draw (float64) and W, b, the
-    primal form's float64 sums (per test fold, the total of each weight scale, a split's
-    training sums and a factor: (F + S + 2)·P², P the widest width ≤ n) and the dual form's
-    n×n kernels (per scale one per width > n kept for the refit, the running one and a split's
-    two blocks) with one column block of A."""
-    primal = max([p for p in widths if p <= n], default=0)
-    kept = n_scales * sum(p > n for p in widths)
-    dual = 8.0 * (kept + 3) * float(n) ** 2 + BLOCK_BYTES if max(widths) > n_train else 0.0
-    return ((8 + np.dtype(dtype).itemsize) * (d + 1) * float(L)
-            + 8.0 * (n_folds + n_scales + 2) * float(primal) ** 2 + dual)
+def _cv_bytes(n, d, L, dtype, widths, n_train, n_folds, n_scales=1, n_links=1, m=1):
+    """The arrays alive at the peak of a k-fold ELM CV fit, in bytes (s the layer's itemsize,
+    F folds, S·Λ passes of S weight scales and Λ link settings, P₀ the widest width ≤ n, P the
+    widest, n_t the fewest training rows of a split, n_v = n − n_t):
 
+        (8 + s)(d + 1)L + s·n·d + 8·n·m                  the unit draw, W, b; X and T
+      + 8·P₀²·(2F + SΛ + 6) + s·min(n, BLOCK_ROWS)·(P₀ + m)
+            the pass's total, F validation and F training sums (``fold_sums``), the totals of
+            the other passes (kept for the refit), and a solve's copies: the factor, its
+            condition test and the warned eigen solve (``prefix_ridge``: a copy of the block,
+            its float64 Fortran copy, the symmetric fill, the eigenvectors twice; they also
+            outnumber the last fold's two sums, alive until the next pass yields its first);
+            the row block of ``gram_sums``
+      + [P > n_t] 8·n²·(K + 1) + max(s·n² + (2s + 8)·n·c,  8·n_t·(7·n_t + n_v),  [P > n] 40·n²)
+            the dual form: the running kernel and the K = S·#{p > n} kept for the refit, and
+            the largest of: the kernel's growth (A[:, block] A[:, block]ᵀ in the map's dtype,
+            a block of c = min(P, ``_column_block``) columns, the first one joined to X with
+            direct links, and the default penalties' float64 copy of a block); a split's
+            K[tr, tr], K[te, tr] and its solve (as above, n_t wide); the refit's solve (n wide).
+    """
+    s = np.dtype(dtype).itemsize
+    n, F = float(n), float(n_folds)
+    primal = max([p for p in widths if p <= n], default=0)
+    top = max(widths)
+    total = (8 + s) * (d + 1) * float(L) + s * n * d + 8.0 * n * m
+    if primal:
+        total += (8.0 * float(primal) ** 2 * (2 * F + n_scales * n_links + 6)
+                  + s * min(n, BLOCK_ROWS) * (primal + m))
+    if top > n_train:
+        kept = n_scales * sum(p > n for p in widths)
+        c = min(top, _column_block(int(n), s, None))
+        n_t, n_v = float(n_train), n - n_train
+        total += 8.0 * n * n * (kept + 1) + max(s * n * n + (2 * s + 8) * n * c,
+                                                8.0 * n_t * (7 * n_t + n_v),
+                                                40.0 * n * n if top > n else 0.0)
+    return total
 
 
 _ELM_PARAMS_DOC = """
