@@ -42,8 +42,9 @@ from .._validation import (WEIGHT_SCALE, DType, Interval, RandomState, available
                            check_memory, check_parameter, check_positive_int)
 from ..elm import ELMClassifier, ELMRegressor
 from ._fold_sums import _FoldData, dual_grid, dual_ridge, fold_sums, prefix_ridge
-from .._hat import (HAT_CV, bordered_gcv_sums_scores, bordered_hat_scores, bordered_pays,
-                     gcv_sums_scores, hat_scores, hat_spectrum, kernel_scores)
+from .._hat import (BORDER_BLOCK_BYTES, HAT_CV, PENALTY_EXPONENTS, bordered_gcv_sums_scores,
+                     bordered_hat_scores, bordered_pays, gcv_sums_scores, hat_scores,
+                     hat_spectrum, kernel_scores)
 from ._search import (GRID, SEARCH_CONSTRAINTS, _check_scorer, _SearchCV, _splits,
                       check_bool_grid, check_cv_string, check_grid, default_hat_kind)
 
@@ -168,10 +169,14 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         self._check_classes(y, folds)
         n_train = n if hat else min(len(tr) for tr, _ in folds)
 
-        def nbytes(L, sizes):
+        n_alphas = len(PENALTY_EXPONENTS) if alphas is None else len(alphas)
+
+        def nbytes(L, sizes):  # the peak's arrays (``_hat_bytes``, ``_cv_bytes``)
             widths = {self._width(k, d, link) for k in sizes for link in links}
             if hat:
-                return _hat_bytes(n, d, L, dtype, widths, len(scales))
+                kind = default_hat_kind(self.cv, cv, n, max(widths))
+                return _hat_bytes(n, d, L, dtype, widths, len(scales), len(links), T.shape[1],
+                                  kind, n_alphas)
             return _cv_bytes(n, d, L, dtype, widths, n_train, len(folds), len(scales), len(links),
                              T.shape[1])
 
@@ -405,17 +410,52 @@ def _squared_norm(X, fmap):
     return total
 
 
-def _hat_bytes(n, d, L, dtype, widths, n_scales=1):
-    """The largest arrays of a cv='loo'/'gcv' ELM fit, in bytes: W and b, A of all rows and
-    the eigenvectors (2·n·P float64, P the widest width), the primal Gram matrix and its
-    eigenvectors (2·P₀², P₀ the widest width ≤ n), the dual kernels (one per width > n kept
-    for the refit, the running one and the eigenvectors)."""
+def _hat_bytes(n, d, L, dtype, widths, n_scales=1, n_links=1, m=1, kind="loo", n_alphas=23):
+    """The arrays alive at the peak of a cv='loo'/'gcv' ELM fit, in bytes (s the layer's
+    itemsize, S·Λ passes of S weight scales and Λ link settings, P₀ the widest width ≤ n, P
+    the widest, a penalties):
+
+        (8 + s)(d + 1)L + s·n·d + 8·n·m                  the unit draw, W, b; X and T
+      + 8·P₀²·S·(1 + [Λ > 1, P > n])   the total sums of each scale (the pass without
+                             links reads the link pass's trailing block unless some width is
+                             dual)
+      + 24·n·P + 24·P₀²      'loo', or P > n: A of all rows in float64 (kept for the pass
+                             without links), B = A V and B∘B; an eigh's copy, its
+                             eigenvectors and the tridiagonal reflectors of GCV from the sums
+      | (8 + s)·n·P + 24·P₀²   'gcv' of float32 widths ≤ n: A in float64 and the layer's
+                             own before the copy, no B
+      | s·min(n, BLOCK_ROWS)·(P₀ + m) + 8·P₀²   'gcv' of float64 widths ≤ n: the sums
+                             alone, from ``gram_sums``' row block (A never whole), then the
+                             tridiagonal reflectors
+      + 16·n·m·a + [Λ > 1]·32·n·(d + m)·min(a, g)
+            the fitted values of every penalty and a residual; with both link settings the
+            bordered scores' D X_B (and its copy), B D X_B and W per group of
+            g = max(1, BORDER_BLOCK_BYTES / (8·n·(d + m))) penalties
+      + [P > n] 8·n²·(K + 5)
+            the dual form: the K = S·#{p > n} kernels kept for the refit, the running one,
+            A[:, block] A[:, block]ᵀ or the eigh's copy, its eigenvectors, B∘B; with both link
+            settings XXᵀ and the spectrum of [X | H] beside H's.
+    """
+    s = np.dtype(dtype).itemsize
+    n = float(n)
     P = max(widths)
     primal = max([p for p in widths if p <= n], default=0)
-    kept = n_scales * sum(p > n for p in widths)
-    dual = 8.0 * (kept + 2) * float(n) ** 2 if P > n else 0.0
-    return ((8 + np.dtype(dtype).itemsize) * (d + 1) * float(L) + 16.0 * n * P
-            + 8.0 * (n_scales + 1) * float(primal) ** 2 + dual)
+    total = (8 + s) * (d + 1) * float(L) + s * n * d + 8.0 * n * m
+    passes = n_scales * (2 if n_links > 1 and P > n else 1)
+    total += 8.0 * float(primal) ** 2 * passes + 16.0 * n * m * n_alphas
+    if kind != "gcv" or P > n:
+        total += 24.0 * n * P + 24.0 * float(primal) ** 2
+    elif s != 8:
+        total += (8 + s) * n * P + 24.0 * float(primal) ** 2
+    else:
+        total += s * min(n, BLOCK_ROWS) * (primal + m) + 8.0 * float(primal) ** 2
+    if n_links > 1:
+        group = max(1, BORDER_BLOCK_BYTES // (8 * int(n) * (d + m)))
+        total += 32.0 * n * (d + m) * min(n_alphas, group)
+    if P > n:
+        kept = n_scales * sum(p > n for p in widths)
+        total += 8.0 * n * n * (kept + 5)
+    return total
 
 
 def _cv_bytes(n, d, L, dtype, widths, n_train, n_folds, n_scales=1, n_links=1, m=1):
