@@ -407,6 +407,71 @@ def test_search_too_large_for_memory_is_refused_before_allocating(params, n, mon
     assert "\n" not in str(info.value)
 
 
+def _peak_and_estimate(Estimator, X, y, monkeypatch, **params):
+    """(peak bytes numpy allocated during fit, measured by tracemalloc, the estimate fit gave
+    ``check_memory``); a first fit outside the measurement compiles and imports."""
+    import tracemalloc
+
+    from fastelm.model_selection import _elm_cv
+
+    estimates = []
+    check = _elm_cv.check_memory
+    monkeypatch.setattr(_elm_cv, "check_memory",
+                        lambda nbytes, *args: (estimates.append(nbytes), check(nbytes, *args)))
+    Estimator(random_state=0, **params).fit(X, y)
+    model = Estimator(random_state=0, **params)
+    tracemalloc.start()
+    try:
+        model.fit(X, y)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak, estimates[-1]
+
+
+MEMORY_SHAPES = {  # (n, d, classes (0: regressor), params); 5-fold unless cv is given
+    "primal": (300, 5, 0, dict(hidden_sizes=[20, 120], direct_links=False)),
+    "primal-links-3fold": (300, 5, 0, dict(hidden_sizes=[20, 120], cv=3)),
+    "primal-10fold-f32": (300, 5, 3, dict(hidden_sizes=[20, 100], cv=10, direct_links=False,
+                                          dtype="float32")),
+    "primal-scales": (300, 20, 0, dict(hidden_sizes=[20, 100], cv=3, weight_scale=[0.5, 2.0])),
+    "primal-scorer": (600, 5, 0, dict(hidden_sizes=[60, 400], direct_links=False,
+                                      scoring="r2")),
+    "dual-above-n": (200, 5, 0, dict(hidden_sizes=[50, 400], direct_links=False)),
+    "dual-links": (200, 30, 2, dict(hidden_sizes=[50, 300], cv=3)),
+    "dual-below-n-f32": (200, 5, 0, dict(hidden_sizes=[50, 170], cv=10, direct_links=False,
+                                         dtype="float32")),
+    "dual-default-alphas": (200, 5, 3, dict(hidden_sizes=[50, 400], direct_links=False,
+                                            alphas=None)),
+    "gcv-links": (300, 5, 0, dict(hidden_sizes=[20, 120], cv="gcv")),
+    "loo-dual-links": (200, 5, 0, dict(hidden_sizes=[50, 400], cv="loo")),
+    "loo-dual-scales": (200, 5, 0, dict(hidden_sizes=[50, 400], cv="loo", direct_links=False,
+                                        weight_scale=[0.5, 2.0])),
+    "default-cv-f32": (400, 5, 0, dict(hidden_sizes=[40, 300], cv=None, alphas=None,
+                                       dtype="float32")),
+}
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("shape", list(MEMORY_SHAPES))
+def test_search_memory_estimate_bounds_the_peak(shape, monkeypatch):
+    """The estimate ``check_memory`` refuses a search by and the default n_hidden halves by
+    (``_cv_bytes``, ``_hat_bytes``) is at least the peak of the fit's numpy arrays and at most
+    twice it, in the primal and dual forms, k-fold and 'loo'/'gcv' (planted: the estimate
+    that counted one training sum of the 2F + 1 the fold sums hold, and a flat 64 MiB column
+    block in the dual form: 0.5-0.8 of the peak, or 20-30 times it)."""
+    n, d, classes, params = MEMORY_SHAPES[shape]
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((n, d))
+    y = rng.integers(0, classes, n) if classes else X[:, 0] + 0.1 * rng.standard_normal(n)
+    Estimator = ELMClassifierCV if classes else ELMRegressorCV
+    params = {"alphas": [1e-2, 1.0], "cv": 5, **params}
+    peak, estimate = _peak_and_estimate(Estimator, X, y, monkeypatch,
+                                        n_hidden=max(params["hidden_sizes"]), **params)
+    assert peak <= estimate <= 2 * peak, f"peak {peak / 1e6:.2f} MB, estimate " \
+                                         f"{estimate / 1e6:.2f} MB"
+
+
 # --------------------------------------------------------------------------- direct links
 
 

@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
 
 from .._base import BaseRandomLayerReadout, ClassifierOutputs, RegressorOutputs
-from .._gram import (BLOCK_BYTES, GramSums, _column_block, dual_readout, gram_sums,
+from .._gram import (BLOCK_ROWS, GramSums, _column_block, dual_readout, gram_sums,
                       kernel_prefixes)
 from .._hidden import (DirectLinksMap, HiddenMap, check_activation, check_dtype, check_generator,
                        check_weight_scale, random_weights, scale_weights)
@@ -42,8 +42,9 @@ from .._validation import (WEIGHT_SCALE, DType, Interval, RandomState, available
                            check_memory, check_parameter, check_positive_int)
 from ..elm import ELMClassifier, ELMRegressor
 from ._fold_sums import _FoldData, dual_grid, dual_ridge, fold_sums, prefix_ridge
-from .._hat import (HAT_CV, bordered_gcv_sums_scores, bordered_hat_scores, bordered_pays,
-                     gcv_sums_scores, hat_scores, hat_spectrum, kernel_scores)
+from .._hat import (BORDER_BLOCK_BYTES, HAT_CV, PENALTY_EXPONENTS, bordered_gcv_sums_scores,
+                     bordered_hat_scores, bordered_pays, gcv_sums_scores, hat_scores,
+                     hat_spectrum, kernel_scores)
 from ._search import (GRID, SEARCH_CONSTRAINTS, _check_scorer, _SearchCV, _splits,
                       check_bool_grid, check_cv_string, check_grid, default_hat_kind)
 
@@ -168,11 +169,16 @@ class _ELMCV(_SearchCV, BaseRandomLayerReadout):
         self._check_classes(y, folds)
         n_train = n if hat else min(len(tr) for tr, _ in folds)
 
-        def nbytes(L, sizes):
+        n_alphas = len(PENALTY_EXPONENTS) if alphas is None else len(alphas)
+
+        def nbytes(L, sizes):  # the peak's arrays (``_hat_bytes``, ``_cv_bytes``)
             widths = {self._width(k, d, link) for k in sizes for link in links}
             if hat:
-                return _hat_bytes(n, d, L, dtype, widths, len(scales))
-            return _cv_bytes(n, d, L, dtype, widths, n_train, len(folds), len(scales))
+                kind = default_hat_kind(self.cv, cv, n, max(widths))
+                return _hat_bytes(n, d, L, dtype, widths, len(scales), len(links), T.shape[1],
+                                  kind, n_alphas)
+            return _cv_bytes(n, d, L, dtype, widths, n_train, len(folds), len(scales), len(links),
+                             T.shape[1])
 
         if self.n_hidden is not None:
             L = check_positive_int(self.n_hidden, "n_hidden")
@@ -404,31 +410,90 @@ def _squared_norm(X, fmap):
     return total
 
 
-def _hat_bytes(n, d, L, dtype, widths, n_scales=1):
-    """The largest arrays of a cv='loo'/'gcv' ELM fit, in bytes: W and b, A of all rows and
-    the eigenvectors (2·n·P float64, P the widest width), the primal Gram matrix and its
-    eigenvectors (2·P₀², P₀ the widest width ≤ n), the dual kernels (one per width > n kept
-    for the refit, the running one and the eigenvectors)."""
+def _hat_bytes(n, d, L, dtype, widths, n_scales=1, n_links=1, m=1, kind="loo", n_alphas=23):
+    """The arrays alive at the peak of a cv='loo'/'gcv' ELM fit, in bytes (s the layer's
+    itemsize, S·Λ passes of S weight scales and Λ link settings, P₀ the widest width ≤ n, P
+    the widest, a penalties):
+
+        (8 + s)(d + 1)L + s·n·d + 8·n·m                  the unit draw, W, b; X and T
+      + 8·P₀²·S·(1 + [Λ > 1, P > n])   the total sums of each scale (the pass without
+                             links reads the link pass's trailing block unless some width is
+                             dual)
+      + 24·n·P + 24·P₀²      'loo', or P > n: A of all rows in float64 (kept for the pass
+                             without links), B = A V and B∘B; an eigh's copy, its
+                             eigenvectors and the tridiagonal reflectors of GCV from the sums
+      | (8 + s)·n·P + 24·P₀²   'gcv' of float32 widths ≤ n: A in float64 and the layer's
+                             own before the copy, no B
+      | s·min(n, BLOCK_ROWS)·(P₀ + m) + 8·P₀²   'gcv' of float64 widths ≤ n: the sums
+                             alone, from ``gram_sums``' row block (A never whole), then the
+                             tridiagonal reflectors
+      + 16·n·m·a + [Λ > 1]·32·n·(d + m)·min(a, g)
+            the fitted values of every penalty and a residual; with both link settings the
+            bordered scores' D X_B (and its copy), B D X_B and W per group of
+            g = max(1, BORDER_BLOCK_BYTES / (8·n·(d + m))) penalties
+      + [P > n] 8·n²·(K + 5)
+            the dual form: the K = S·#{p > n} kernels kept for the refit, the running one,
+            A[:, block] A[:, block]ᵀ or the eigh's copy, its eigenvectors, B∘B; with both link
+            settings XXᵀ and the spectrum of [X | H] beside H's.
+    """
+    s = np.dtype(dtype).itemsize
+    n = float(n)
     P = max(widths)
     primal = max([p for p in widths if p <= n], default=0)
-    kept = n_scales * sum(p > n for p in widths)
-    dual = 8.0 * (kept + 2) * float(n) ** 2 if P > n else 0.0
-    return ((8 + np.dtype(dtype).itemsize) * (d + 1) * float(L) + 16.0 * n * P
-            + 8.0 * (n_scales + 1) * float(primal) ** 2 + dual)
+    total = (8 + s) * (d + 1) * float(L) + s * n * d + 8.0 * n * m
+    passes = n_scales * (2 if n_links > 1 and P > n else 1)
+    total += 8.0 * float(primal) ** 2 * passes + 16.0 * n * m * n_alphas
+    if kind != "gcv" or P > n:
+        total += 24.0 * n * P + 24.0 * float(primal) ** 2
+    elif s != 8:
+        total += (8 + s) * n * P + 24.0 * float(primal) ** 2
+    else:
+        total += s * min(n, BLOCK_ROWS) * (primal + m) + 8.0 * float(primal) ** 2
+    if n_links > 1:
+        group = max(1, BORDER_BLOCK_BYTES // (8 * int(n) * (d + m)))
+        total += 32.0 * n * (d + m) * min(n_alphas, group)
+    if P > n:
+        kept = n_scales * sum(p > n for p in widths)
+        total += 8.0 * n * n * (kept + 5)
+    return total
 
 
-def _cv_bytes(n, d, L, dtype, widths, n_train, n_folds, n_scales=1):
-    """The largest arrays of an ELM CV fit, in bytes: the unit draw (float64) and W, b, the
-    primal form's float64 sums (per test fold, the total of each weight scale, a split's
-    training sums and a factor: (F + S + 2)·P², P the widest width ≤ n) and the dual form's
-    n×n kernels (per scale one per width > n kept for the refit, the running one and a split's
-    two blocks) with one column block of A."""
+def _cv_bytes(n, d, L, dtype, widths, n_train, n_folds, n_scales=1, n_links=1, m=1):
+    """The arrays alive at the peak of a k-fold ELM CV fit, in bytes (s the layer's itemsize,
+    F folds, S·Λ passes of S weight scales and Λ link settings, P₀ the widest width ≤ n, P the
+    widest, n_t the fewest training rows of a split, n_v = n − n_t):
+
+        (8 + s)(d + 1)L + s·n·d + 8·n·m                  the unit draw, W, b; X and T
+      + 8·P₀²·(2F + SΛ + 6) + s·min(n, BLOCK_ROWS)·(P₀ + m)
+            the pass's total, F validation and F training sums (``fold_sums``), the totals of
+            the other passes (kept for the refit), and a solve's copies: the factor, its
+            condition test and the warned eigen solve (``prefix_ridge``: a copy of the block,
+            its float64 Fortran copy, the symmetric fill, the eigenvectors twice; they also
+            outnumber the last fold's two sums, alive until the next pass yields its first);
+            the row block of ``gram_sums``
+      + [P > n_t] 8·n²·(K + 1) + max(s·n² + (2s + 8)·n·c,  8·n_t·(7·n_t + n_v),  [P > n] 40·n²)
+            the dual form: the running kernel and the K = S·#{p > n} kept for the refit, and
+            the largest of: the kernel's growth (A[:, block] A[:, block]ᵀ in the map's dtype,
+            a block of c = min(P, ``_column_block``) columns, the first one joined to X with
+            direct links, and the default penalties' float64 copy of a block); a split's
+            K[tr, tr], K[te, tr] and its solve (as above, n_t wide); the refit's solve (n wide).
+    """
+    s = np.dtype(dtype).itemsize
+    n, F = float(n), float(n_folds)
     primal = max([p for p in widths if p <= n], default=0)
-    kept = n_scales * sum(p > n for p in widths)
-    dual = 8.0 * (kept + 3) * float(n) ** 2 + BLOCK_BYTES if max(widths) > n_train else 0.0
-    return ((8 + np.dtype(dtype).itemsize) * (d + 1) * float(L)
-            + 8.0 * (n_folds + n_scales + 2) * float(primal) ** 2 + dual)
-
+    top = max(widths)
+    total = (8 + s) * (d + 1) * float(L) + s * n * d + 8.0 * n * m
+    if primal:
+        total += (8.0 * float(primal) ** 2 * (2 * F + n_scales * n_links + 6)
+                  + s * min(n, BLOCK_ROWS) * (primal + m))
+    if top > n_train:
+        kept = n_scales * sum(p > n for p in widths)
+        c = min(top, _column_block(int(n), s, None))
+        n_t, n_v = float(n_train), n - n_train
+        total += 8.0 * n * n * (kept + 1) + max(s * n * n + (2 * s + 8) * n * c,
+                                                8.0 * n_t * (7 * n_t + n_v),
+                                                40.0 * n * n if top > n else 0.0)
+    return total
 
 
 _ELM_PARAMS_DOC = """
