@@ -880,3 +880,117 @@ def test_dask_and_in_memory_pairings_equal_the_in_memory_fit(sync):
           Y[:12])
     proba = ELMClassifier(n_hidden=12, random_state=0).fit(X, labels).predict_proba(Xd)
     assert proba.shape == (240, 3) and proba.chunks == ((100, 100, 40), (3,))
+
+
+class _Disk:
+    """An on-disk array (zarr.Array, h5py.Dataset): shape, dtype and slicing, never read
+    whole (``np.asarray`` of it fails); records each read."""
+
+    def __init__(self, array):
+        self._array, self.shape, self.dtype, self.ndim = array, array.shape, array.dtype, array.ndim
+        self.reads = []
+
+    def __getitem__(self, key):
+        self.reads.append(key)
+        return self._array[key]
+
+    def __len__(self):
+        return len(self._array)
+
+    def __array__(self, *args, **kwargs):
+        raise AssertionError("the on-disk array was read whole")
+
+
+@pytest.mark.mutant
+def test_on_disk_arrays_beside_dask_ones_are_read_in_row_chunks(sync):
+    """An on-disk X or y beside a Dask collection is wrapped by da.from_array: row chunks of
+    Dask's 'auto' size, every column in each read, never read whole."""
+    import dask
+    X, Y, _ = _data(n=240, d=5)
+    memory = ELMRegressor(n_hidden=12, alpha=1e-2, random_state=0).fit(X, Y)
+    with dask.config.set({"array.chunk-size": "2KiB"}):  # 240 × 5 float64: 9600 bytes
+        disk = _Disk(X)
+        _same_model(ELMRegressor(n_hidden=12, alpha=1e-2, random_state=0)
+                    .fit(disk, da.from_array(Y, chunks=(60, 2))), memory)
+        reads = [key for key in disk.reads if key[0].stop > key[0].start]  # not the meta's
+        assert len(reads) > 1 and all(rows.stop - rows.start < 240 for rows, _ in reads)
+        assert all(columns == slice(0, 5, None) for _, columns in reads)
+        disk_y = _Disk(Y[:, 0])
+        _same_model(ELMRegressor(n_hidden=12, alpha=1e-2, random_state=0)
+                    .fit(da.from_array(X, chunks=(60, 5)), disk_y),
+                    ELMRegressor(n_hidden=12, alpha=1e-2, random_state=0).fit(X, Y[:, 0]))
+        assert len(disk_y.reads) > 1
+
+
+@pytest.mark.mutant
+def test_one_frame_with_a_target_series_equals_in_memory(sync):
+    """X and y columns of one dask DataFrame, y a Series (1-D): the CV searches and the
+    estimators equal the in-memory ones, predictions 1-D; a NaN in y is y's error, not a
+    misalignment."""
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    from sklearn.model_selection import KFold
+
+    from fastelm.model_selection import ELMClassifierCV, ELMRegressorCV
+    X, Y, labels = _data(n=240, d=4)
+    frame = pd.DataFrame(X, columns=list("abcd")).assign(y=Y[:, 0], label=labels)
+    ddf = dd.from_pandas(frame, npartitions=3)
+    cv = KFold(3, shuffle=True, random_state=0)
+    for Est, target in ((ELMRegressorCV, "y"), (ELMClassifierCV, "label")):
+        params = dict(n_hidden=20, hidden_sizes=[5, 20], cv=cv, random_state=0)
+        memory = Est(**params).fit(frame[list("abcd")], frame[target])
+        model = Est(**params).fit(ddf[list("abcd")], ddf[target])
+        np.testing.assert_allclose(model.cv_results_["mean_test_score"],
+                                   memory.cv_results_["mean_test_score"], rtol=1e-8)
+        _close(model.beta_, memory.beta_)
+        assert model.predict(frame[list("abcd")]).shape == (240,)
+        assert model.best_params_ == memory.best_params_
+    frame.loc[5, "y"] = np.nan
+    ddf = dd.from_pandas(frame, npartitions=3)
+    with pytest.raises(ValueError, match=r"^Input y contains NaN"):
+        ELMRegressor(n_hidden=5).fit(ddf[list("abcd")], ddf["y"])
+
+
+def _blas_threads():
+    from threadpoolctl import threadpool_info
+    return sorted({p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"})
+
+
+@pytest.mark.mutant
+def test_blas_limits_of_workers_and_of_this_process(client):
+    """_limit_worker_blas leaves the driver process alone and, with 'auto', a worker of one
+    task thread; limits a worker of two task threads to one BLAS thread, whatever the order of
+    the process ids. A local threaded scheduler limits this process while the graph runs ('auto':
+    1), the synchronous one does not; with a Client, blas_threads=2 reaches every worker."""
+    from types import SimpleNamespace
+
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from fastelm.dask import DaskRows, _limit_worker_blas, options
+    with threadpool_limits(limits=2, user_api="blas"):  # restored on exit
+        assert _limit_worker_blas(1, os.getpid()) is None and _blas_threads() == [2]
+        assert _limit_worker_blas("auto", os.getpid() + 1) is None and _blas_threads() == [2]
+        limited = _limit_worker_blas("auto", os.getpid() + 1, SimpleNamespace(nthreads=2))
+        assert limited and set(limited) == {1} and _blas_threads() == [1]
+        assert set(_limit_worker_blas(2, os.getpid() + 1)) == {2}
+    for pid in (0, 2 ** 31):  # workers' pids above and below the driver's
+        assert all(set(v) == {1} for v in client.run(_limit_worker_blas, 1, pid).values())
+
+    def during(X):
+        return np.array(_blas_threads())
+
+    def union(*parts):
+        return np.unique(np.concatenate(parts))
+    X = da.from_array(np.ones((30, 2)), chunks=(10, 2))
+    with threadpool_limits(limits=2, user_api="blas"):
+        for scheduler, blas_threads, expected in (("threads", "auto", [1]), ("threads", 1, [1]),
+                                                  ("sync", "auto", [2]), ("sync", 1, [2])):
+            with options(compute_kwargs={"scheduler": scheduler}, blas_threads=blas_threads):
+                rows = DaskRows(X, np.ones(30))
+                assert rows.reduce(during, union, np.float64).tolist() == expected
+    try:
+        fit_dask(ELMRegressor(n_hidden=5), X, np.ones(30), blas_threads=2)
+        for pools in client.run(threadpool_info).values():
+            assert {p["num_threads"] for p in pools if p["user_api"] == "blas"} == {2}
+    finally:
+        client.run(_limit_worker_blas, 1, os.getpid())
