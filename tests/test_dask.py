@@ -820,7 +820,7 @@ def test_inputs_that_are_not_2d_or_misaligned_are_one_line_errors(sync):
 
 
 @pytest.mark.mutant
-def test_dask_and_in_memory_pairings_equal_the_in_memory_fit(sync):
+def test_dask_and_in_memory_pairings_equal_the_in_memory_fit(sync, monkeypatch):
     """Every pairing _align handles equals the in-memory fit: X a list or a pandas frame (its
     feature names kept) beside a Dask y, chunked like y; y a list; one chunk; chunks smaller
     or larger than X's; X and y with column chunks (two, or several with unknown row lengths);
@@ -842,8 +842,14 @@ def test_dask_and_in_memory_pairings_equal_the_in_memory_fit(sync):
             np.testing.assert_array_equal(out.compute(), memory.predict(Xm))
         return model
 
+    def gather(self, coding):
+        raise AssertionError("gathered: as many rows as nodes or more are summed on the workers")
+    monkeypatch.setattr(DaskRows, "gather", gather)
     yd = da.from_array(Y, chunks=(80, 2))
     assert len(DaskRows(X, yd)._pairs) == 3  # X in memory chunked like y
+    rows = DaskRows(da.from_array(X, chunks=(100, 5)), Y)
+    assert (rows.n_rows, rows.count(), rows.n_rows) == (240, 240, 240)  # known: no pass
+    check(da.from_array(X[:12], chunks=(5, 5)), Y[:12], X[:12], Y[:12])  # n == p
     check(X.tolist(), yd, X, Y)
     check(X, da.from_array(Y[:, 0], chunks=60), X, Y[:, 0])
     frame = pd.DataFrame(X, columns=list("abcde"))
@@ -868,6 +874,8 @@ def test_dask_and_in_memory_pairings_equal_the_in_memory_fit(sync):
                               ddf[["c", "d", "e"]].to_dask_array()], axis=1,
                              allow_unknown_chunksizes=True)
     assert np.isnan(unknown.shape[0]) and unknown.numblocks[1] == 2
+    rows = DaskRows(unknown, ddf[["t0", "t1"]].to_dask_array())
+    assert rows.count() == 240 and rows.n_rows == 240
     for y_unknown, ym in ((ddf[["t0", "t1"]].to_dask_array(), Y), (Y[:, 0], Y[:, 0]),
                           (da.from_array(Y, chunks=(50, 1)), Y)):
         check(unknown, y_unknown, X, ym)
@@ -945,6 +953,34 @@ def test_one_frame_with_a_target_series_equals_in_memory(sync):
         _close(model.beta_, memory.beta_)
         assert model.predict(frame[list("abcd")]).shape == (240,)
         assert model.best_params_ == memory.best_params_
+    from fastelm.dask import DaskRows
+    for make in (lambda: DaskRows(ddf[list("abcd")], ddf["y"]),
+                 lambda: DaskRows(ddf[list("abcd")], ddf[["y", "label"]])):
+        rows = make()
+        assert rows.n_rows is None and rows.count() == 240 and rows.n_rows == 240
+        rows = make()
+        assert rows.targets().shape[0] == 240 and rows.n_rows == 240
+    # empty partitions (the last), and no rows at all: one-line errors, in one pass or in order
+    head = ddf.map_partitions(lambda part: part[part.index < 160])
+    assert head.npartitions == 3
+    _close(ELMRegressor(n_hidden=12, alpha=1e-2, random_state=0).fit(head[list("abcd")],
+                                                                     head["y"]).beta_,
+           ELMRegressor(n_hidden=12, alpha=1e-2, random_state=0).fit(X[:160], Y[:160, 0]).beta_)
+    online = OSELMRegressor(n_hidden=12, random_state=0)
+    for s in (0, 80):
+        online.partial_fit(X[s:s + 80], Y[s:s + 80, 0])
+    np.testing.assert_array_equal(fit_dask(OSELMRegressor(n_hidden=12, random_state=0),
+                                           head[list("abcd")], head["y"], sequential=True).beta_,
+                                  online.beta_)
+    empty = ddf.map_partitions(lambda part: part.iloc[:0])
+    for sequential in (False, True):
+        with pytest.raises(ValueError, match=r"^Found array with 0 sample\(s\) while a minimum "
+                                             r"of 1 is required\.$"):
+            fit_dask(OSELMRegressor(n_hidden=5), empty[list("abcd")], empty["y"],
+                     sequential=sequential)
+    with pytest.raises(ValueError, match=r"^Found array with 0 sample\(s\) while a minimum "
+                                         r"of 1 is required\.$"):
+        ELMRegressor(n_hidden=5).fit(empty[list("abcd")], empty["y"])
     frame.loc[5, "y"] = np.nan
     ddf = dd.from_pandas(frame, npartitions=3)
     with pytest.raises(ValueError, match=r"^Input y contains NaN"):
