@@ -727,7 +727,7 @@ def test_options_and_tree_fan_in():
         with options(splitevery=3):
             pass
     with pytest.raises(ValueError, match=r"^split_every must be at least 2, got 1"):
-        _tree([dask.delayed(1)] * 3, _sum, 1)
+        _tree([dask.delayed(1)], _sum, 1)  # one part: a mutant without the check returns
 
     def combines(n):
         X = da.from_array(np.ones((n, 2)), chunks=(1, 2))
@@ -860,7 +860,8 @@ def test_dask_and_in_memory_pairings_equal_the_in_memory_fit(sync, monkeypatch):
     check(da.from_array(X, chunks=(240, 5)), da.from_array(Y, chunks=(240, 1)), X, Y)
     check(Xd, da.from_array(Y, chunks=(30, 1)), X, Y)  # y's chunks smaller than X's
     check(da.from_array(X, chunks=(30, 5)), da.from_array(Y[:, 1], chunks=100), X, Y[:, 1])
-    check(da.from_array(X, chunks=(240, 3)), Y, X, Y)  # one row chunk, two column chunks
+    model = check(da.from_array(X, chunks=(240, 3)), Y, X, Y)  # one row chunk, two column ones
+    _close(model.predict(da.from_array(X, chunks=(240, 3))).compute(), model.predict(X))
     check(da.from_array(X, chunks=(70, 3)), da.from_array(labels, chunks=70), X, labels,
           Est=ELMClassifier)
     X32 = X.astype(np.float32)
@@ -954,12 +955,12 @@ def test_one_frame_with_a_target_series_equals_in_memory(sync):
         assert model.predict(frame[list("abcd")]).shape == (240,)
         assert model.best_params_ == memory.best_params_
     from fastelm.dask import DaskRows
-    for make in (lambda: DaskRows(ddf[list("abcd")], ddf["y"]),
-                 lambda: DaskRows(ddf[list("abcd")], ddf[["y", "label"]])):
+    for make, shape in ((lambda: DaskRows(ddf[list("abcd")], ddf["y"]), (240,)),
+                        (lambda: DaskRows(ddf[list("abcd")], ddf[["y", "label"]]), (240, 2))):
         rows = make()
         assert rows.n_rows is None and rows.count() == 240 and rows.n_rows == 240
         rows = make()
-        assert rows.targets().shape[0] == 240 and rows.n_rows == 240
+        assert rows.targets().shape == shape and rows.n_rows == 240  # y's own shape
     # empty partitions (the last), and no rows at all: one-line errors, in one pass or in order
     head = ddf.map_partitions(lambda part: part[part.index < 160])
     assert head.npartitions == 3
