@@ -140,7 +140,8 @@ class TargetCoding:
             y = y.to_numpy()
         y = np.asarray(y)
         try:
-            T = y.reshape(len(y), -1).astype(self.dtype, copy=False)
+            # an empty chunk (a Dask partition filtered empty) has n_outputs columns too
+            T = y.reshape(len(y), -1 if len(y) else self.n_outputs).astype(self.dtype, copy=False)
         except (TypeError, ValueError) as err:
             raise ValueError(f"y could not be converted to float: {err}") from err
         if not np.isfinite(T).all():

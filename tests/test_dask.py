@@ -677,3 +677,357 @@ def test_bls_float32_on_dask_as_accurate_as_in_memory(client, direct_links):
     I = model.broad_features(X)
     bound = I.shape[1] * np.finfo(np.float32).eps * (np.abs(I) @ np.abs(model.beta_))
     assert (np.abs(model.predict(Xd).compute() - model.predict(X)) <= bound).all()
+
+
+# --------------------------------------------------------------------------- mutation kill-tests
+# (mutation/dask.toml; each runs on Dask's synchronous scheduler unless it needs workers)
+
+@pytest.fixture
+def sync():
+    import dask
+    with dask.config.set(scheduler="synchronous"):
+        yield
+
+
+def _lying_chunks(good, bad, claimed):
+    """A dask array of the numpy arrays ``good`` then ``bad``, ``bad`` claiming ``claimed``."""
+    import dask
+    return da.concatenate([da.from_array(good, chunks=(len(good),) + good.shape[1:]),
+                           da.from_delayed(dask.delayed(np.asarray)(bad), shape=claimed,
+                                           dtype=good.dtype)])
+
+
+@pytest.mark.mutant
+def test_fastelm_dask_imports_no_dask_in_a_fresh_process():
+    """Importing fastelm.dask runs no import of Dask (not even under TYPE_CHECKING's `if`), and
+    is_dask_input is False while Dask was never imported."""
+    import subprocess
+    import sys
+    code = ("import sys, numpy as np, fastelm.dask as m; "
+            "assert not m.is_dask_input(np.ones(3), [1], None); "
+            "print(sorted(k for k in ('dask', 'distributed') if k in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[0] == "[]"
+
+
+@pytest.mark.mutant
+def test_options_and_tree_fan_in():
+    """split_every: an int of at least 2 (one-line errors); default 8: the Gram sums of 8
+    chunks are added by one task, of 9 by three (8 + 1, then the two)."""
+    import dask
+
+    from fastelm.dask import _sum, _tree, options
+    for bad in (2.5, 1, 0, True, "3"):
+        with pytest.raises(ValueError, match=r"^split_every must be an integer of at least 2, "):
+            with options(split_every=bad):
+                pass
+    with pytest.raises(TypeError, match=r"^unknown Dask options \['splitevery'\]"):
+        with options(splitevery=3):
+            pass
+    with pytest.raises(ValueError, match=r"^split_every must be at least 2, got 1"):
+        _tree([dask.delayed(1)], _sum, 1)  # one part: a mutant without the check returns
+
+    def combines(n):
+        X = da.from_array(np.ones((n, 2)), chunks=(1, 2))
+        tree = fdask.DaskRows(X, np.ones(n))._tree([dask.delayed(i) for i in range(n)], _sum)
+        assert tree.compute(scheduler="sync") == n * (n - 1) / 2
+        return sum(str(k).startswith("_sum") for k in tree.__dask_graph__())
+
+    from fastelm import dask as fdask
+    assert (combines(8), combines(9)) == (1, 3)
+    with options(split_every=2):
+        assert combines(8) == 7
+
+
+@pytest.mark.mutant
+def test_chunks_unlike_their_metadata_are_one_line_errors(sync):
+    """A chunk of X that is 1-D or 3-D, wider than X's metadata, not numeric; a chunk of y
+    shorter or longer than its metadata says: each a one-line ValueError."""
+    X, Y, _ = _data(n=200, d=4)
+    y = Y[:, 0]
+    cases = [(_lying_chunks(X[:100], X[100:, 0], (100, 4)), y,
+              r"^Expected 2D array, got a chunk with 1 dimensions"),
+             (_lying_chunks(X[:100], X[100:, :, None], (100, 4)), y,
+              r"^Expected 2D array, got a chunk with 3 dimensions"),
+             (_lying_chunks(X[:100], np.c_[X[100:], X[100:]], (100, 4)), y,
+              r"^X has a chunk with 8 columns where its other chunks \(or its metadata\) have 4"),
+             (_lying_chunks(X[:100], np.full((100, 4), "ant", dtype=object), (100, 4)), y,
+              r"^X could not be converted to float: "),
+             (_lying_chunks(X[:100], np.full((100, 4), {}, dtype=object), (100, 4)), y,
+              r"^X could not be converted to float: "),
+             (da.from_array(X, chunks=(100, 4)), _lying_chunks(y[:100], y[100:190], (100,)),
+              r"^Found input variables with inconsistent numbers of samples: a chunk of X has "
+              r"100 rows and the matching chunk of y 90$"),
+             (da.from_array(X[:190], chunks=(100, 4)), _lying_chunks(y[:100], y[100:], (90,)),
+              r"^Found input variables with inconsistent numbers of samples: a chunk of X has "
+              r"90 rows and the matching chunk of y 100$")]
+    for Xd, yd, message in cases:
+        with pytest.raises(ValueError, match=message):
+            ELMRegressor(n_hidden=5, alpha=1.0).fit(Xd, yd)
+
+
+@pytest.mark.mutant
+def test_chunk_tasks_refuse_folds_of_another_length():
+    """Per-chunk fold sums refuse a fold vector of another length than the chunk's rows (the
+    chunks changed between the pass that counted them and this one)."""
+    from types import SimpleNamespace
+
+    from fastelm.dask import _fold_gram_chunk, _split_gram_chunk
+    X, y = np.ones((10, 3)), np.ones(10)
+
+    def _column(y):
+        return np.asarray(y).reshape(-1, 1)
+    feature_map = SimpleNamespace(dtype=np.float64)
+    for fold_of in (np.zeros(9, int), np.zeros(11, int)):
+        message = rf"^a chunk has 10 rows where {len(fold_of)} were counted$"
+        with pytest.raises(ValueError, match=message):
+            _fold_gram_chunk(X, y, None, feature_map, _column, fold_of, 2)
+        with pytest.raises(ValueError, match=message):
+            _split_gram_chunk(X, y, None, [feature_map] * 2, _column, fold_of)
+
+
+@pytest.mark.mutant
+def test_inputs_that_are_not_2d_or_misaligned_are_one_line_errors(sync):
+    """X not 2-D (fit, predict, map_rows, a dask Bag), and X, y of different lengths for each
+    pairing of Dask and in-memory inputs: messages with the shapes."""
+    import dask.bag as db
+
+    from fastelm.dask import map_rows
+    X, Y, _ = _data(n=60, d=3)
+    model = ELMRegressor(n_hidden=5, alpha=1.0).fit(X, Y[:, 0])
+    for bad, ndim in ((da.from_array(X[:, 0], chunks=20), 1),
+                      (da.from_array(X[:, :, None], chunks=20), 3)):
+        with pytest.raises(ValueError, match=rf"^Expected 2D array, got {ndim}D input X$"):
+            ELMRegressor(n_hidden=5).fit(bad, Y[:, 0])
+        with pytest.raises(ValueError, match=rf"^Expected 2D array, got {ndim}D input X$"):
+            model.predict(bad)
+        with pytest.raises(ValueError, match=rf"^Expected 2D array, got {ndim}D array instead"):
+            map_rows(np.sum, bad, np.float64, None, np.float64)
+    with pytest.raises(ValueError, match=r"^Expected 2D array, got 0D input X$"):
+        model.predict(db.from_sequence([1, 2, 3]))
+    Xd = da.from_array(X, chunks=(25, 3))
+    for n in (59, 61):
+        Yn = np.r_[Y, Y][:n]
+        both = (Xd, da.from_array(Yn, chunks=(20, 2)), "60, {n}")
+        dask_x = (Xd, Yn, "60, {n}")
+        dask_y = (np.r_[X, X][:n], da.from_array(Y, chunks=(20, 2)), "{n}, 60")
+        for Xa, ya, shapes in (both, dask_x, dask_y):
+            with pytest.raises(ValueError, match=r"^Found input variables with inconsistent "
+                                                 rf"numbers of samples: \[{shapes.format(n=n)}\]$"):
+                ELMRegressor(n_hidden=5).fit(Xa, ya)
+
+
+@pytest.mark.mutant
+def test_dask_and_in_memory_pairings_equal_the_in_memory_fit(sync, monkeypatch):
+    """Every pairing _align handles equals the in-memory fit: X a list or a pandas frame (its
+    feature names kept) beside a Dask y, chunked like y; y a list; one chunk; chunks smaller
+    or larger than X's; X and y with column chunks (two, or several with unknown row lengths);
+    a square X; float32; 1-D and 2-D y; in-memory X predicted as a dask array."""
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    from sklearn.base import clone
+
+    from fastelm.dask import DaskRows
+    X, Y, labels = _data(n=240, d=5)
+
+    def check(Xa, ya, Xm, ym, Est=ELMRegressor, **kw):
+        memory = Est(n_hidden=12, alpha=1e-2, random_state=0, **kw).fit(Xm, ym)
+        model = Est(n_hidden=12, alpha=1e-2, random_state=0, **kw).fit(Xa, ya)
+        _same_model(model, memory)
+        out = predict_dask(model, Xm)
+        assert is_dask_input(out) and out.shape == np.shape(memory.predict(Xm))
+        _close(out.compute(), memory.predict(Xm)) if Est is ELMRegressor else \
+            np.testing.assert_array_equal(out.compute(), memory.predict(Xm))
+        return model
+
+    def gather(self, coding):
+        raise AssertionError("gathered: as many rows as nodes or more are summed on the workers")
+    monkeypatch.setattr(DaskRows, "gather", gather)
+    yd = da.from_array(Y, chunks=(80, 2))
+    assert len(DaskRows(X, yd)._pairs) == 3  # X in memory chunked like y
+    rows = DaskRows(da.from_array(X, chunks=(100, 5)), Y)
+    assert (rows.n_rows, rows.count(), rows.n_rows) == (240, 240, 240)  # known: no pass
+    check(da.from_array(X[:12], chunks=(5, 5)), Y[:12], X[:12], Y[:12])  # n == p
+    check(X.tolist(), yd, X, Y)
+    check(X, da.from_array(Y[:, 0], chunks=60), X, Y[:, 0])
+    frame = pd.DataFrame(X, columns=list("abcde"))
+    assert list(check(frame, yd, frame, Y).feature_names_in_) == list("abcde")
+    Xd = da.from_array(X, chunks=(100, 5))
+    check(Xd, Y[:, 0].tolist(), X, Y[:, 0])
+    check(Xd, labels.tolist(), X, labels, Est=ELMClassifier)
+    check(da.from_array(X, chunks=(240, 5)), da.from_array(Y, chunks=(240, 1)), X, Y)
+    check(Xd, da.from_array(Y, chunks=(30, 1)), X, Y)  # y's chunks smaller than X's
+    check(da.from_array(X, chunks=(30, 5)), da.from_array(Y[:, 1], chunks=100), X, Y[:, 1])
+    model = check(da.from_array(X, chunks=(240, 3)), Y, X, Y)  # one row chunk, two column ones
+    _close(model.predict(da.from_array(X, chunks=(240, 3))).compute(), model.predict(X))
+    check(da.from_array(X, chunks=(70, 3)), da.from_array(labels, chunks=70), X, labels,
+          Est=ELMClassifier)
+    X32 = X.astype(np.float32)
+    model = ELMRegressor(n_hidden=12, alpha=1e-2, random_state=0, dtype="float32")
+    memory = clone(model).fit(X32, Y)
+    model.fit(da.from_array(X32, chunks=(70, 2)), Y)
+    assert model.beta_.dtype == np.float32
+    _close(model.beta_, memory.beta_, rtol=1e-3)
+    ddf = dd.from_pandas(frame.assign(t0=Y[:, 0], t1=Y[:, 1]), npartitions=3)
+    unknown = da.concatenate([ddf[["a", "b"]].to_dask_array(),
+                              ddf[["c", "d", "e"]].to_dask_array()], axis=1,
+                             allow_unknown_chunksizes=True)
+    assert np.isnan(unknown.shape[0]) and unknown.numblocks[1] == 2
+    rows = DaskRows(unknown, ddf[["t0", "t1"]].to_dask_array())
+    assert rows.count() == 240 and rows.n_rows == 240
+    for y_unknown, ym in ((ddf[["t0", "t1"]].to_dask_array(), Y), (Y[:, 0], Y[:, 0]),
+                          (da.from_array(Y, chunks=(50, 1)), Y)):
+        check(unknown, y_unknown, X, ym)
+    check(da.from_array(X, chunks=(100, 5)), ddf[["t0", "t1"]].to_dask_array(), X, Y)
+    out = ELMRegressor(n_hidden=12, random_state=0).fit(X, Y).predict(unknown)
+    assert out.numblocks == (3, 1)
+    # a square X (n == d): y's row chunks equal X's column chunks, not its row chunks
+    Xs = np.random.default_rng(1).standard_normal((12, 12))
+    check(da.from_array(Xs, chunks=(5, 12)), da.from_array(Y[:12], chunks=(12, 2)), Xs,
+          Y[:12])
+    proba = ELMClassifier(n_hidden=12, random_state=0).fit(X, labels).predict_proba(Xd)
+    assert proba.shape == (240, 3) and proba.chunks == ((100, 100, 40), (3,))
+
+
+class _Disk:
+    """An on-disk array (zarr.Array, h5py.Dataset): shape, dtype and slicing, never read
+    whole (``np.asarray`` of it fails); records each read."""
+
+    def __init__(self, array):
+        self._array, self.shape, self.dtype, self.ndim = array, array.shape, array.dtype, array.ndim
+        self.reads = []
+
+    def __getitem__(self, key):
+        self.reads.append(key)
+        return self._array[key]
+
+    def __len__(self):
+        return len(self._array)
+
+    def __array__(self, *args, **kwargs):
+        raise AssertionError("the on-disk array was read whole")
+
+
+@pytest.mark.mutant
+def test_on_disk_arrays_beside_dask_ones_are_read_in_row_chunks(sync):
+    """An on-disk X or y beside a Dask collection is wrapped by da.from_array: row chunks of
+    Dask's 'auto' size, every column in each read, never read whole."""
+    import dask
+    X, Y, _ = _data(n=240, d=5)
+    memory = ELMRegressor(n_hidden=12, alpha=1e-2, random_state=0).fit(X, Y)
+    with dask.config.set({"array.chunk-size": "2KiB"}):  # 240 × 5 float64: 9600 bytes
+        disk = _Disk(X)
+        _same_model(ELMRegressor(n_hidden=12, alpha=1e-2, random_state=0)
+                    .fit(disk, da.from_array(Y, chunks=(60, 2))), memory)
+        reads = [key for key in disk.reads if key[0].stop > key[0].start]  # not the meta's
+        assert len(reads) > 1 and all(rows.stop - rows.start < 240 for rows, _ in reads)
+        assert all(columns == slice(0, 5, None) for _, columns in reads)
+        disk_y = _Disk(Y[:, 0])
+        _same_model(ELMRegressor(n_hidden=12, alpha=1e-2, random_state=0)
+                    .fit(da.from_array(X, chunks=(60, 5)), disk_y),
+                    ELMRegressor(n_hidden=12, alpha=1e-2, random_state=0).fit(X, Y[:, 0]))
+        assert len(disk_y.reads) > 1
+
+
+@pytest.mark.mutant
+def test_one_frame_with_a_target_series_equals_in_memory(sync):
+    """X and y columns of one dask DataFrame, y a Series (1-D): the CV searches and the
+    estimators equal the in-memory ones, predictions 1-D; a NaN in y is y's error, not a
+    misalignment."""
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    from sklearn.model_selection import KFold
+
+    from fastelm.model_selection import ELMClassifierCV, ELMRegressorCV
+    X, Y, labels = _data(n=240, d=4)
+    frame = pd.DataFrame(X, columns=list("abcd")).assign(y=Y[:, 0], label=labels)
+    ddf = dd.from_pandas(frame, npartitions=3)
+    cv = KFold(3, shuffle=True, random_state=0)
+    for Est, target in ((ELMRegressorCV, "y"), (ELMClassifierCV, "label")):
+        params = dict(n_hidden=20, hidden_sizes=[5, 20], cv=cv, random_state=0)
+        memory = Est(**params).fit(frame[list("abcd")], frame[target])
+        model = Est(**params).fit(ddf[list("abcd")], ddf[target])
+        np.testing.assert_allclose(model.cv_results_["mean_test_score"],
+                                   memory.cv_results_["mean_test_score"], rtol=1e-8)
+        _close(model.beta_, memory.beta_)
+        assert model.predict(frame[list("abcd")]).shape == (240,)
+        assert model.best_params_ == memory.best_params_
+    from fastelm.dask import DaskRows
+    for make, shape in ((lambda: DaskRows(ddf[list("abcd")], ddf["y"]), (240,)),
+                        (lambda: DaskRows(ddf[list("abcd")], ddf[["y", "label"]]), (240, 2))):
+        rows = make()
+        assert rows.n_rows is None and rows.count() == 240 and rows.n_rows == 240
+        rows = make()
+        assert rows.targets().shape == shape and rows.n_rows == 240  # y's own shape
+    # empty partitions (the last), and no rows at all: one-line errors, in one pass or in order
+    head = ddf.map_partitions(lambda part: part[part.index < 160])
+    assert head.npartitions == 3
+    _close(ELMRegressor(n_hidden=12, alpha=1e-2, random_state=0).fit(head[list("abcd")],
+                                                                     head["y"]).beta_,
+           ELMRegressor(n_hidden=12, alpha=1e-2, random_state=0).fit(X[:160], Y[:160, 0]).beta_)
+    online = OSELMRegressor(n_hidden=12, random_state=0)
+    for s in (0, 80):
+        online.partial_fit(X[s:s + 80], Y[s:s + 80, 0])
+    np.testing.assert_array_equal(fit_dask(OSELMRegressor(n_hidden=12, random_state=0),
+                                           head[list("abcd")], head["y"], sequential=True).beta_,
+                                  online.beta_)
+    empty = ddf.map_partitions(lambda part: part.iloc[:0])
+    for sequential in (False, True):
+        with pytest.raises(ValueError, match=r"^Found array with 0 sample\(s\) while a minimum "
+                                             r"of 1 is required\.$"):
+            fit_dask(OSELMRegressor(n_hidden=5), empty[list("abcd")], empty["y"],
+                     sequential=sequential)
+    with pytest.raises(ValueError, match=r"^Found array with 0 sample\(s\) while a minimum "
+                                         r"of 1 is required\.$"):
+        ELMRegressor(n_hidden=5).fit(empty[list("abcd")], empty["y"])
+    frame.loc[5, "y"] = np.nan
+    ddf = dd.from_pandas(frame, npartitions=3)
+    with pytest.raises(ValueError, match=r"^Input y contains NaN"):
+        ELMRegressor(n_hidden=5).fit(ddf[list("abcd")], ddf["y"])
+
+
+def _blas_threads():
+    from threadpoolctl import threadpool_info
+    return sorted({p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"})
+
+
+@pytest.mark.mutant
+def test_blas_limits_of_workers_and_of_this_process(client):
+    """_limit_worker_blas leaves the driver process alone and, with 'auto', a worker of one
+    task thread; limits a worker of two task threads to one BLAS thread, whatever the order of
+    the process ids. A local threaded scheduler limits this process while the graph runs ('auto':
+    1), the synchronous one does not; with a Client, blas_threads=2 reaches every worker."""
+    from types import SimpleNamespace
+
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from fastelm.dask import DaskRows, _limit_worker_blas, options
+    with threadpool_limits(limits=2, user_api="blas"):  # restored on exit
+        assert _limit_worker_blas(1, os.getpid()) is None and _blas_threads() == [2]
+        assert _limit_worker_blas("auto", os.getpid() + 1) is None and _blas_threads() == [2]
+        limited = _limit_worker_blas("auto", os.getpid() + 1, SimpleNamespace(nthreads=2))
+        assert limited and set(limited) == {1} and _blas_threads() == [1]
+        assert set(_limit_worker_blas(2, os.getpid() + 1)) == {2}
+    for pid in (0, 2 ** 31):  # workers' pids above and below the driver's
+        assert all(set(v) == {1} for v in client.run(_limit_worker_blas, 1, pid).values())
+
+    def during(X):
+        return np.array(_blas_threads())
+
+    def union(*parts):
+        return np.unique(np.concatenate(parts))
+    X = da.from_array(np.ones((30, 2)), chunks=(10, 2))
+    with threadpool_limits(limits=2, user_api="blas"):
+        for scheduler, blas_threads, expected in (("threads", "auto", [1]), ("threads", 1, [1]),
+                                                  ("sync", "auto", [2]), ("sync", 1, [2])):
+            with options(compute_kwargs={"scheduler": scheduler}, blas_threads=blas_threads):
+                rows = DaskRows(X, np.ones(30))
+                assert rows.reduce(during, union, np.float64).tolist() == expected
+    try:
+        fit_dask(ELMRegressor(n_hidden=5), X, np.ones(30), blas_threads=2)
+        for pools in client.run(threadpool_info).values():
+            assert {p["num_threads"] for p in pools if p["user_api"] == "blas"} == {2}
+    finally:
+        client.run(_limit_worker_blas, 1, os.getpid())
