@@ -465,23 +465,26 @@ def test_load_codes_labels_passes_options_and_subsamples(monkeypatch):
 @pytest.mark.mutant
 def test_split_rows_are_the_stratified_draws_of_the_protocol():
     """Three classes of unequal size: the main split (test 25%, D 60% of training, D halved
-    into V and L) and Table 5's (V 30% of training, L a share p of the rest), row for row."""
-    y = np.repeat([2, 0, 1], [9, 13, 6])[np.random.default_rng(5).permutation(28)]
+    into V and L) and Table 5's (V 30% of training, L a share p of the rest), row for row.
+    The class of 7 has an odd D (3 rows: V takes round(1.5) = 2) and 5 training rows (V takes
+    round(1.5) = 2 of them in Table 5's split), where round(f·n) ≠ n − round((1 − f)·n)."""
+    y = np.repeat([2, 0, 1], [9, 13, 7])[np.random.default_rng(5).permutation(29)]
     L, V, U, test = exp.split(y, np.random.default_rng(11))
     rng = np.random.default_rng(11)
-    e_test, train = _strata(rng, np.arange(28), y, 0.25)
+    e_test, train = _strata(rng, np.arange(29), y, 0.25)
     D, e_U = _strata(rng, train, y, 0.6)
     e_V, e_L = _strata(rng, D, y, 0.5)
     for got, want in zip((L, V, U, test), (e_L, e_V, e_U, e_test)):
         assert got.tolist() == want.tolist()
-    assert [len(part) for part in (L, V, U, test)] == [6, 6, 9, 7]
+    assert [len(part) for part in (L, V, U, test)] == [6, 7, 9, 7]
     L, V, U, test = exp.split(y, np.random.default_rng(12), share=0.8)
     rng = np.random.default_rng(12)
-    e_test, train = _strata(rng, np.arange(28), y, 0.25)
+    e_test, train = _strata(rng, np.arange(29), y, 0.25)
     e_V, LU = _strata(rng, train, y, 0.3)
     e_L, e_U = _strata(rng, LU, y, 0.8)
     for got, want in zip((L, V, U, test), (e_L, e_V, e_U, e_test)):
         assert got.tolist() == want.tolist()
+    assert [len(part) for part in (L, V, U, test)] == [12, 7, 3, 7]
 
 
 @pytest.mark.mutant
