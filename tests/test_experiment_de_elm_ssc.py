@@ -2,6 +2,7 @@
 end-to-end run (same seed, same tables, also when run per data set and merged), the command
 line; quick mode is marked slow."""
 import os
+import re
 import time
 
 import numpy as np
@@ -542,8 +543,9 @@ def test_models_carry_each_data_sets_settings_and_the_de_settings():
         == 7
     assert exp.make_model("Tri-DE-ELM", "wdbc", {}, np.random.default_rng(0),
                           n_hidden=9).estimator.n_hidden == 9
-    with pytest.raises(ValueError, match=r"^unknown method 'DE-ELM'$"):
-        exp.make_model("DE-ELM", "vote", {}, np.random.default_rng(0))
+    for unknown in ("DE-ELM", "tri-elm", "Tri-ELM+"):  # before and after "Tri-ELM" in order
+        with pytest.raises(ValueError, match=rf"^unknown method '{re.escape(unknown)}'$"):
+            exp.make_model(unknown, "vote", {}, np.random.default_rng(0))
 
 
 @pytest.mark.mutant
