@@ -486,6 +486,10 @@ def test_split_rows_are_the_stratified_draws_of_the_protocol():
     for got, want in zip((L, V, U, test), (e_L, e_V, e_U, e_test)):
         assert got.tolist() == want.tolist()
     assert [len(part) for part in (L, V, U, test)] == [12, 7, 3, 7]
+    # a class of one row: no test row (round(0.25) = 0), in D (round(0.6) = 1), not in V
+    # (round(0.5) = 0): it is labelled
+    L, V, U, test = exp.split(np.array([0, 0, 0, 0, 1]), np.random.default_rng(0))
+    assert 4 in L and [len(part) for part in (L, V, U, test)] == [2, 1, 1, 1]
 
 
 @pytest.mark.mutant
