@@ -1069,3 +1069,117 @@ def test_bls_cv_keeps_the_dataframe_feature_names(Est, kw):
         np.testing.assert_array_equal(on_frame, model.predict(X))
     with pytest.raises(ValueError, match="feature names"):
         model.predict(frame.rename(columns={"a": "z"}))
+
+
+# --------------------------------------------------------------------------- the fold algebra
+
+
+def _linalg_warnings(call):
+    """(call(), how many LinAlgWarnings it raised: one per eigen pseudo-solve)."""
+    import warnings
+
+    from scipy.linalg import LinAlgWarning
+
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        out = call()
+    return out, sum(issubclass(r.category, LinAlgWarning) for r in record)
+
+
+def _block_solves(K, C, alpha, widths, rcond_min):
+    """The oracle of ``prefix_ridge``: ``spd_solve`` of each leading block, zeros below."""
+    import warnings
+
+    from fastelm._ridge import spd_solve
+
+    B = np.zeros((max(widths), len(widths), C.shape[1]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for w, p in enumerate(widths):
+            B[:p, w] = spd_solve(K[:p, :p] + alpha * np.eye(p), C[:p], rcond_min=rcond_min)
+    return B
+
+
+@pytest.mark.mutant
+def test_prefix_ridge_solves_each_leading_block_like_spd_solve():
+    """Every width's readout is ``spd_solve`` of its leading block (zeros below): the
+    Cholesky prefixes where the block is well conditioned, the warned eigen pseudo-solve
+    (one warning each) where LAPACK's condition estimate is below RCOND_MIN, the estimate
+    skipped only where it cannot fail (the margin α ≥ 4·RCOND_MIN·√p·‖K + αI‖₁); with
+    check_rcond=False (BLS) every factor that exists; a factorisation that stops at column
+    6 (an indefinite K) serves the widths before it and sends the others to ``spd_solve``.
+    K: rank 4 of order 64, widths unsorted."""
+    from fastelm._gram import GramSums
+    from fastelm._ridge import RCOND_MIN
+    from fastelm.model_selection._fold_sums import dual_ridge, prefix_ridge
+
+    rng = np.random.default_rng(0)
+    G = rng.standard_normal((40, 4)) * 10
+    A = np.hstack([G, G @ rng.standard_normal((4, 60))])
+    K, C = A.T @ A, A.T @ rng.standard_normal((40, 2))
+    sums, widths = GramSums(40, K, C, None), [3, 4, 64, 20]
+    norm = np.abs(K).sum(axis=0).max()
+    # (α, check_rcond, eigen pseudo-solves): 0.7·RCOND_MIN·‖K‖ is checked at width 64 (the
+    # margin is 32·RCOND_MIN·‖K‖ there; 0.5 with √p dividing) and fails (the estimate is
+    # 0.28·RCOND_MIN; 1.29 at width 20); 0.1·RCOND_MIN·‖K‖ fails at 20 and 64 and checks
+    # the well-conditioned widths 3 and 4 too
+    # tight: the widths solved alike (well conditioned, or both eigen), the others (cond ~1e13,
+    # Cholesky in both) to 1e-2
+    for alpha, check, singular, tight in [(10.0, True, 0, [0, 1, 2, 3]),
+                                          (0.7 * RCOND_MIN * norm, True, 1, [0, 1, 2]),
+                                          (0.1 * RCOND_MIN * norm, True, 2, [0, 1, 2, 3]),
+                                          (0.1 * RCOND_MIN * norm, False, 0, [0, 1])]:
+        B, warned = _linalg_warnings(lambda: prefix_ridge(sums, alpha, widths, check))
+        assert warned == singular, (alpha, check)
+        expected = _block_solves(K, C, alpha, widths, RCOND_MIN if check else 0.0)
+        assert B.shape == expected.shape
+        np.testing.assert_allclose(B[:, tight], expected[:, tight], rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(B, expected, rtol=1e-2, atol=1e-9)
+    # the defaults check the condition (penalty_scores, the dual form)
+    _, warned = _linalg_warnings(lambda: prefix_ridge(sums, 0.1 * RCOND_MIN * norm, [64]))
+    assert warned == 1
+    c, warned = _linalg_warnings(lambda: dual_ridge(K, C, 0.1 * RCOND_MIN * norm))
+    assert warned == 1 and c.shape == (64, 2)
+    np.testing.assert_allclose(c, _block_solves(K, C, 0.1 * RCOND_MIN * norm, [64],
+                                                RCOND_MIN)[:, 0], rtol=1e-9, atol=1e-12)
+    # potrf stops at column 6 (a zero pivot: K + αI's row 6 is zero): widths 2 and 5 from
+    # its factor alone (a back substitution through row 6 would divide 0 by 0), 6 and 8 by
+    # spd_solve
+    H = rng.standard_normal((30, 8))
+    K = H.T @ H + np.eye(8)
+    K[5, :] = K[:, 5] = 0.0
+    K[5, 5] = -0.5
+    C = rng.standard_normal((8, 3))
+    widths = [5, 8, 2, 6]
+    B, warned = _linalg_warnings(lambda: prefix_ridge(GramSums(30, K, C, None), 0.5, widths,
+                                                      True))
+    assert warned == 2
+    np.testing.assert_allclose(B, _block_solves(K, C, 0.5, widths, RCOND_MIN), rtol=1e-9,
+                               atol=1e-12)
+
+
+@pytest.mark.mutant
+def test_squared_errors_and_dual_grid_are_their_definitions():
+    """``squared_errors``: ||A β_w − T||² per block from the sums of (A, T), two targets,
+    three blocks; ``dual_grid``: per α the validation scores of c = (K_tr + αI)⁻¹ T_tr, or
+    their mean squared error."""
+    from fastelm._gram import GramSums
+    from fastelm.model_selection._fold_sums import dual_grid, squared_errors
+
+    rng = np.random.default_rng(1)
+    A, T = rng.standard_normal((25, 6)), rng.standard_normal((25, 2))
+    B = rng.standard_normal((6, 3, 2))
+    B[4:, 0] = 0.0
+    got = squared_errors(GramSums(25, A.T @ A, A.T @ T, T.T @ T), B)
+    np.testing.assert_allclose(got, [np.sum((A @ B[:, w] - T) ** 2) for w in range(3)],
+                               rtol=1e-12)
+    tr, te = np.arange(15), np.arange(15, 25)
+    K = A @ A.T
+    alphas = [0.1, 3.0]
+    scores = dual_grid(K[np.ix_(tr, tr)], K[np.ix_(te, tr)], T[tr], T[te], alphas, True, True)
+    errors = dual_grid(K[np.ix_(tr, tr)], K[np.ix_(te, tr)], T[tr], T[te], alphas, True,
+                       False)
+    for alpha, score, error in zip(alphas, scores, errors):
+        beta = np.linalg.solve(A[tr].T @ A[tr] + alpha * np.eye(6), A[tr].T @ T[tr])
+        np.testing.assert_allclose(score, A[te] @ beta, rtol=1e-9)
+        assert error == pytest.approx(np.mean((A[te] @ beta - T[te]) ** 2), rel=1e-9)
