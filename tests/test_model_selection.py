@@ -1183,3 +1183,54 @@ def test_squared_errors_and_dual_grid_are_their_definitions():
         beta = np.linalg.solve(A[tr].T @ A[tr] + alpha * np.eye(6), A[tr].T @ T[tr])
         np.testing.assert_allclose(score, A[te] @ beta, rtol=1e-9)
         assert error == pytest.approx(np.mean((A[te] @ beta - T[te]) ** 2), rel=1e-9)
+
+
+def _overlapping_splits(n):
+    """Splits the one-pass sums cannot serve in three ways: test folds that overlap, each
+    training split their complement (ShuffleSplit); training rows that hold the test rows
+    (union = n, sizes n + n_f); training and test rows that overlap and miss rows (sizes
+    adding up to n, union < n)."""
+    from sklearn.model_selection import ShuffleSplit
+
+    rows = np.arange(n)
+    return {
+        "shuffle": [(tr, te) for tr, te in ShuffleSplit(3, test_size=0.3, random_state=0)
+                    .split(rows)],
+        "train-holds-test": [(rows, rows[k::3]) for k in range(3)],
+        "sizes-add-up": [(rows[:2 * n // 3], rows[n // 2:n // 2 + n // 3]),
+                         (rows[n // 3:], rows[:n // 3]), (rows[n // 6:5 * n // 6],
+                                                         rows[:n // 3])],
+    }
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("kind", ["shuffle", "train-holds-test", "sizes-add-up"])
+def test_splits_the_one_pass_sums_cannot_serve_equal_grid_search(kind):
+    """Each split's training sums are S − S_f only when the test folds are disjoint (else the
+    total is summed once over all rows) and each training split is the complement of its test
+    rows (else summed from its own rows): three layouts that break one of the conditions
+    in the way each comparison of ``_fold_layout`` could be mistaken."""
+    X, y = regression_data(n=90, d=4)
+    splits = _overlapping_splits(90)[kind]
+    params = {"alpha": ALPHAS, "n_hidden": [10, 30]}
+    ours = ELMRegressorCV(n_hidden=30, alphas=ALPHAS, hidden_sizes=[10, 30], cv=splits,
+                          direct_links=False, random_state=0).fit(X, y)
+    grid = GridSearchCV(ELMRegressor(random_state=0), params, cv=splits,
+                        scoring="neg_mean_squared_error").fit(X, y)
+    assert_same_search(ours, grid)
+
+
+@pytest.mark.mutant
+def test_dask_test_folds_only_for_disjoint_folds_with_complement_training():
+    """``dask_test_folds``: each row's test fold, −1 for rows in none; a one-line ValueError
+    naming cv for any layout that breaks either condition."""
+    from fastelm.model_selection._fold_sums import dask_test_folds
+
+    rows = np.arange(12)
+    folds = [(np.setdiff1d(rows, te), te) for te in (rows[[0, 5]], rows[[2, 3, 7]])]
+    np.testing.assert_array_equal(dask_test_folds(folds, 12),
+                                  [0, -1, 1, 1, -1, 0, -1, 1, -1, -1, -1, -1])
+    for kind, splits in _overlapping_splits(12).items():
+        with pytest.raises(ValueError, match="^cv: with Dask inputs") as info:
+            dask_test_folds(splits, 12)
+        assert "\n" not in str(info.value), kind
