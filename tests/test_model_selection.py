@@ -1234,3 +1234,29 @@ def test_dask_test_folds_only_for_disjoint_folds_with_complement_training():
         with pytest.raises(ValueError, match="^cv: with Dask inputs") as info:
             dask_test_folds(splits, 12)
         assert "\n" not in str(info.value), kind
+
+
+@pytest.mark.mutant
+def test_penalty_scores_of_an_online_classifier_default_score_and_checks():
+    """scoring=None on a classifier: minus the mean squared error of the readout scores
+    against the coded one-hot targets (3 columns: the mean over rows and columns), as the
+    batch classifier fitted on the learned rows at each α; the chunk is validated against
+    the fit (reset=False: other feature names are refused) and the model is not changed."""
+    pd = pytest.importorskip("pandas")
+    from fastelm.model_selection import penalty_scores
+
+    X, y = classification_data(n=300, classes=3)
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
+    model = OSELMClassifier(n_hidden=40, random_state=0)
+    for start in range(0, 200, 50):
+        model.partial_fit(frame.iloc[start:start + 50], y[start:start + 50],
+                          classes=np.unique(y))
+    alphas = [1e-2, 1.0, 30.0]
+    got = penalty_scores(model, frame.iloc[200:], y[200:], alphas)
+    expected = [neg_mse_of_targets(ELMClassifier(n_hidden=40, alpha=alpha, random_state=0)
+                                   .fit(X[:200], y[:200]), X[200:], y[200:])
+                for alpha in alphas]
+    np.testing.assert_allclose(got, expected, rtol=1e-8)
+    assert list(model.feature_names_in_) == list(frame.columns)
+    with pytest.raises(ValueError, match="feature names"):
+        penalty_scores(model, frame.iloc[200:].rename(columns={"f0": "z"}), y[200:], alphas)
