@@ -1260,3 +1260,64 @@ def test_penalty_scores_of_an_online_classifier_default_score_and_checks():
     assert list(model.feature_names_in_) == list(frame.columns)
     with pytest.raises(ValueError, match="feature names"):
         penalty_scores(model, frame.iloc[200:].rename(columns={"f0": "z"}), y[200:], alphas)
+
+
+# --------------------------------------------------------------------------- the search base
+
+
+@pytest.mark.mutant
+def test_cv_strings_grids_and_bool_grids_are_checked_exactly():
+    """``check_cv_string``, ``default_hat_kind``, ``check_grid``, ``check_bool_grid``: what
+    each accepts (and returns, as what type) and refuses, at each boundary."""
+    from fastelm.model_selection._search import (check_bool_grid, check_cv_string,
+                                                 check_grid, default_hat_kind)
+
+    assert check_cv_string(None, None) == "loo"
+    assert check_cv_string(None, None, rows_in_memory=False) is None
+    assert check_cv_string(None, "r2") is None
+    assert check_cv_string("gcv", None) == "gcv" and check_cv_string(4, "r2") == 4
+    for cv, scoring in [("kfold", None), ("loo", "r2")]:
+        with pytest.raises(ValueError, match=f"^cv={cv!r}"):
+            check_cv_string(cv, scoring)
+    # cv=None: GCV up to as many readout inputs as rows (widest == rows included)
+    assert default_hat_kind(None, "loo", 30, 30) == "gcv"
+    assert default_hat_kind(None, "loo", 30, 29) == "gcv"
+    assert default_hat_kind(None, "loo", 30, 31) == "loo"
+    assert default_hat_kind("loo", "loo", 30, 10) == "loo"  # a given cv stays
+    assert default_hat_kind(None, None, 30, 10) is None  # another scorer: 5 folds
+    grid = check_grid([0.5, 2, np.float32(1e-3)], "alphas")
+    assert grid == [0.5, 2.0, pytest.approx(1e-3)] and all(type(v) is float for v in grid)
+    for bad in ([], [0.0], [-0.5], [np.inf], [np.nan], [True], ["a"], [None], [1.0, -2.0]):
+        with pytest.raises(ValueError, match="^alphas must") as info:
+            check_grid(bad, "alphas")
+        assert "\n" not in str(info.value)
+    sizes = check_grid([4, np.int64(10)], "hidden_sizes", integer=True, upper=10)
+    assert sizes == [4, 10] and all(type(v) is int for v in sizes)
+    with pytest.raises(ValueError, match="^hidden_sizes contains 11, above n_hidden=10$"):
+        check_grid([4, 11], "hidden_sizes", integer=True, upper=10)
+    assert check_grid([11], "hidden_sizes", integer=True) == [11]
+    assert check_bool_grid(True, "direct_links") == [True]
+    assert check_bool_grid(np.bool_(False), "direct_links") == [False]
+    assert check_bool_grid([False, np.True_], "direct_links") == [False, True]
+    for bad in ([True, 1], [0], "yes", 3, [], None):
+        with pytest.raises(ValueError, match="^direct_links must be a bool"):
+            check_bool_grid(bad, "direct_links")
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("Est, small", [
+    (ELMRegressorCV, dict(n_hidden=40, hidden_sizes=[10, 40], direct_links=False)),
+    (BLSRegressorCV, dict(n_windows=2, nodes_per_window=3, n_enhancement=34,
+                          direct_links=False))])
+@pytest.mark.parametrize("extra", [0, 1])
+def test_default_cv_is_gcv_up_to_as_many_inputs_as_rows(Est, small, extra):
+    """cv=None with 40 readout inputs (the widest searched): GCV on 40 rows (as many inputs
+    as rows is still the primal form), exact leave-one-out on 39."""
+    X, y = regression_data(n=40 - extra, d=4)
+    default = Est(random_state=0, alphas=[1e-2, 1.0], **small) if Est is ELMRegressorCV \
+        else Est(random_state=0, regs=[1e-2, 1.0], **small)
+    default.fit(X, y)
+    kind = "gcv" if extra == 0 else "loo"
+    given = Est(**{**default.get_params(), "cv": kind}).fit(X, y)
+    np.testing.assert_array_equal(default.cv_results_["mean_test_score"],
+                                  given.cv_results_["mean_test_score"])
