@@ -1321,3 +1321,73 @@ def test_default_cv_is_gcv_up_to_as_many_inputs_as_rows(Est, small, extra):
     given = Est(**{**default.get_params(), "cv": kind}).fit(X, y)
     np.testing.assert_array_equal(default.cv_results_["mean_test_score"],
                                   given.cv_results_["mean_test_score"])
+
+
+def _fails_on_small_folds(estimator, X, y):
+    """A scorer that raises on test folds of fewer than 15 rows, naming their size."""
+    if len(y) < 15:
+        raise ValueError(f"{len(y)}  rows\n(too few)")
+    return -np.mean((estimator.predict(X) - y) ** 2)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("n_failing", [10, 11])
+def test_failed_splits_warning_names_ten_splits_and_the_first_error(n_failing):
+    """Splits k < n_failing have k + 1 test rows and fail: one warning from the caller's
+    line, naming at most ten splits (then '...'), how many of how many, the first split's
+    error (its message on one line), and, when no point has a finite mean (error_score NaN),
+    that the first point is chosen; the scores are error_score (−5 with 10 failing)."""
+    import warnings
+
+    X, y = regression_data(n=60, d=3)
+    rows = np.arange(60)
+    tests = [rows[:k + 1] for k in range(n_failing)] + [rows[30:45]] * (11 - n_failing)
+    splits = [(np.setdiff1d(rows, te), te) for te in tests]
+    model = ELMRegressorCV(n_hidden=8, alphas=[1e-2, 1.0], hidden_sizes=[8], cv=splits,
+                           scoring=_fails_on_small_folds, direct_links=False, random_state=0,
+                           error_score=np.nan if n_failing == 11 else -5.0)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        model.fit(X, y)
+    [warning] = [w for w in record if "failed on split" in str(w.message)]
+    assert warning.category is UserWarning and warning.filename == __file__
+    named = "0, 1, 2, 3, 4, 5, 6, 7, 8, 9" + (", ..." if n_failing > 10 else "")
+    expected = (f" failed on split(s) {named} ({n_failing} of 11; split 0: ValueError: 1 rows "
+                f"(too few)); their scores are error_score={model.error_score!r}")
+    if n_failing == 11:
+        expected += "; no grid point has a finite mean score, so best_params_ is the first point"
+    assert str(warning.message).endswith(expected), str(warning.message)
+    np.testing.assert_array_equal(model.cv_results_["split9_test_score"], model.error_score)
+    assert np.isfinite(model.cv_results_["split10_test_score"]).all() == (n_failing == 10)
+    assert model.best_index_ == 0 or n_failing == 10
+
+
+def _zero_when_flat(estimator, X, y):
+    """1 for predictions that vary, 0 for nearly constant ones, NaN in between (ties and NaN
+    means for the ranking)."""
+    spread = np.std(estimator.predict(X))
+    return 1.0 if spread > 1e-1 else 0.0 if spread < 1e-6 else np.nan
+
+
+@pytest.mark.mutant
+def test_ranks_of_ties_and_nan_means_and_the_first_best_point_as_grid_search():
+    """GridSearchCV's 'min' ranks: NaN means rank last, tied points share the lowest rank
+    and the first of the best is chosen; the std over splits as GridSearchCV's. Penalties
+    1e12 (flat predictions: 0), 3e5 (NaN on some splits), 1e-2 and 1.0 (1, tied)."""
+    X, y = regression_data(n=60, d=3)
+    alphas = [1e12, 3e5, 1e-2, 1.0]
+    cv = KFold(3, shuffle=True, random_state=0)
+    ours = ELMRegressorCV(n_hidden=8, alphas=alphas, hidden_sizes=[8], cv=cv,
+                          scoring=_zero_when_flat, direct_links=False,
+                          random_state=0).fit(X, y)
+    with pytest.warns(UserWarning, match="non-finite"):
+        grid = GridSearchCV(ELMRegressor(random_state=0), {"alpha": alphas, "n_hidden": [8]},
+                            cv=cv, scoring=_zero_when_flat).fit(X, y)
+    assert ours.cv_results_["params"] == grid.cv_results_["params"]
+    for key in ("mean_test_score", "std_test_score", "split0_test_score"):
+        np.testing.assert_allclose(ours.cv_results_[key], grid.cv_results_[key], err_msg=key)
+    assert ours.cv_results_["rank_test_score"].tolist() == [3, 4, 1, 1]
+    np.testing.assert_array_equal(ours.cv_results_["rank_test_score"],
+                                  grid.cv_results_["rank_test_score"])
+    assert ours.best_index_ == grid.best_index_ == 2 and ours.alpha_ == 1e-2
+    assert ours.best_score_ == 1.0
