@@ -1391,3 +1391,23 @@ def test_ranks_of_ties_and_nan_means_and_the_first_best_point_as_grid_search():
                                   grid.cv_results_["rank_test_score"])
     assert ours.best_index_ == grid.best_index_ == 2 and ours.alpha_ == 1e-2
     assert ours.best_score_ == 1.0
+
+
+@pytest.mark.mutant
+def test_scorers_get_1d_labels_for_classifiers_and_2d_targets_for_regressors():
+    """A callable scorer gets each test fold's y as fit took it for regressors (two target
+    columns), and as 1-D labels for a classifier fitted on a column vector of labels."""
+    seen = []
+
+    def shapes(estimator, X, y):
+        seen.append(np.shape(y))
+        return 0.0
+
+    Xc, yc = classification_data(n=60, classes=3)
+    Xr, yr = regression_data(n=60, m=2)
+    for Est, X, y, expected in [(ELMClassifierCV, Xc, yc[:, None], (20,)),
+                                (ELMRegressorCV, Xr, yr, (20, 2))]:
+        seen.clear()
+        Est(n_hidden=10, alphas=[1.0], hidden_sizes=[10], cv=3, scoring=shapes,
+            direct_links=False, random_state=0).fit(X, y)
+        assert set(seen) == {expected}, Est.__name__
