@@ -1411,3 +1411,54 @@ def test_scorers_get_1d_labels_for_classifiers_and_2d_targets_for_regressors():
         Est(n_hidden=10, alphas=[1.0], hidden_sizes=[10], cv=3, scoring=shapes,
             direct_links=False, random_state=0).fit(X, y)
         assert set(seen) == {expected}, Est.__name__
+
+
+# --------------------------------------------------------------------------- ELM CV
+
+
+@pytest.mark.mutant
+def test_elm_cv_default_layer_ladder_and_scale_grid():
+    """``default_hidden``: min(1000, 2n), at least 1, halved while the search does not fit;
+    ``hidden_ladder``: 8 geometric sizes from max(1, L/128) to L, rounded, deduplicated;
+    ``check_scale_grid``: one scale (a string or a number) is not searched, a sequence is."""
+    from fastelm.model_selection._elm_cv import (check_scale_grid, default_hidden,
+                                                 hidden_ladder)
+
+    fits = lambda L: True  # noqa: E731
+    assert [default_hidden(n, fits) for n in (0, 1, 7, 499, 500, 501, 10**6)] == \
+        [1, 2, 14, 998, 1000, 1000, 1000]
+    assert default_hidden(300, lambda L: L <= 100) == 75  # 600, 300, 150, 75
+    assert default_hidden(300, lambda L: False) == 1
+    assert default_hidden(300, lambda L: L <= 3) == 2  # 600 … 4, 2: the first that fits
+    assert hidden_ladder(1280) == [10, 20, 40, 80, 160, 320, 640, 1280]
+    assert hidden_ladder(100) == [1, 2, 4, 7, 14, 27, 52, 100]
+    assert hidden_ladder(3) == [1, 2, 3]
+    assert check_scale_grid("auto") == (["auto"], False)
+    assert check_scale_grid(np.float64(2.0)) == ([2.0], False)
+    assert check_scale_grid(("auto", 0.5)) == (["auto", 0.5], True)
+    assert check_scale_grid([3]) == ([3], True)
+    with pytest.raises(ValueError, match="^weight_scale must be .* got an empty one$"):
+        check_scale_grid([])
+
+
+@pytest.mark.mutant
+def test_elm_cv_widths_at_the_training_rows_and_at_all_rows():
+    """42 rows in 4 folds (31 or 32 training rows), 4 inputs: widths 31 and 32 are primal in
+    some folds and dual in others, 42 = n is dual in every fold and primal at the refit, 46
+    dual everywhere; with and without direct links, as GridSearchCV. The refit at a width
+    equal to the rows (42 nodes, or 38 nodes and 4 links) is the estimator's (primal) fit."""
+    X, y = regression_data(n=42, d=4)
+    cv = KFold(4, shuffle=True, random_state=0)
+    sizes = [28, 31, 32, 38, 42]
+    ours = ELMRegressorCV(n_hidden=42, alphas=[1e-2, 1.0], hidden_sizes=sizes,
+                          direct_links=[False, True], cv=cv, random_state=1).fit(X, y)
+    grid = GridSearchCV(ELMRegressor(random_state=1),
+                        {"alpha": [1e-2, 1.0], "n_hidden": sizes,
+                         "direct_links": [False, True]},
+                        cv=cv, scoring="neg_mean_squared_error").fit(X, y)
+    assert_same_search(ours, grid)
+    for k, link in [(42, False), (38, True), (31, False)]:
+        ours = ELMRegressorCV(n_hidden=42, alphas=[0.1], hidden_sizes=[k], direct_links=link,
+                              cv=cv, random_state=1).fit(X, y)
+        base = ELMRegressor(n_hidden=k, alpha=0.1, direct_links=link, random_state=1).fit(X, y)
+        np.testing.assert_allclose(ours.beta_, base.beta_, rtol=1e-9, atol=1e-12)
