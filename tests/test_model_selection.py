@@ -1462,3 +1462,32 @@ def test_elm_cv_widths_at_the_training_rows_and_at_all_rows():
                               cv=cv, random_state=1).fit(X, y)
         base = ELMRegressor(n_hidden=k, alpha=0.1, direct_links=link, random_state=1).fit(X, y)
         np.testing.assert_allclose(ours.beta_, base.beta_, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("border", [True, False])
+@pytest.mark.parametrize("kind", ["loo", "gcv"])
+def test_hat_scores_and_refits_at_widths_equal_to_the_rows(kind, border, monkeypatch):
+    """40 rows, 4 inputs, 36 and 40 nodes with and without links: widths 36, 40 = n (H) and
+    40 = n, 44 ([X | H]), the bordered and the own decomposition of the link pass: every
+    point is its definition, and the refit at a width equal to the rows (40 nodes, or 36
+    nodes and the 4 links) or above them is the estimator's fit; 20 and 30 nodes (every
+    width below the rows) as well."""
+    import fastelm.model_selection._elm_cv as elm_cv
+    monkeypatch.setattr(elm_cv, "bordered_pays", lambda *shape: border)
+    X, y = regression_data(n=40, d=4, m=2)
+    ours = ELMRegressorCV(n_hidden=40, alphas=[1e-2, 1.0], hidden_sizes=[36, 40], cv=kind,
+                          random_state=3).fit(X, y)
+    assert_points_are_their_definitions(ours, ELMRegressor, X, y, y, kind, seed=3)
+    # every width below the rows: no kernel, and GCV from the sums alone (no row of A)
+    for links in ([False, True], [False]):  # the link pass's bordered table, or one setting
+        narrow = ELMRegressorCV(n_hidden=30, alphas=[1e-2, 1.0], hidden_sizes=[20, 30],
+                                cv=kind, direct_links=links, random_state=3).fit(X, y)
+        assert_points_are_their_definitions(narrow, ELMRegressor, X, y, y, kind, seed=3)
+    for k, link in [(40, False), (36, True), (40, True)]:
+        for links in (link, [False, True]):  # one setting, or the chosen one of both
+            ours = ELMRegressorCV(n_hidden=40, alphas=[0.1], hidden_sizes=[k], cv=kind,
+                                  direct_links=links, random_state=3).fit(X, y)
+            base = ELMRegressor(n_hidden=k, alpha=0.1, direct_links=ours.direct_links_,
+                                random_state=3).fit(X, y)
+            np.testing.assert_allclose(ours.beta_, base.beta_, rtol=1e-9, atol=1e-12)
