@@ -1491,3 +1491,34 @@ def test_hat_scores_and_refits_at_widths_equal_to_the_rows(kind, border, monkeyp
             base = ELMRegressor(n_hidden=k, alpha=0.1, direct_links=ours.direct_links_,
                                 random_state=3).fit(X, y)
             np.testing.assert_allclose(ours.beta_, base.beta_, rtol=1e-9, atol=1e-12)
+
+
+# --------------------------------------------------------------------------- BLS CV
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("shared_layer", [False, True])
+def test_bls_cv_width_equal_to_a_folds_training_rows(shared_layer):
+    """61 rows in 3 folds (40, 41, 41 training rows), 2·3 + 34 = 40 nodes: primal in every
+    fold (40 ≥ 40 included), 44 with the 4 direct links: dual in every fold. Per-split
+    layers as GridSearchCV over BLSRegressor; the shared layer as the explicit solve on its
+    rows of I."""
+    X, y = regression_data(n=61, d=4)
+    cv = KFold(3, shuffle=True, random_state=0)
+    folds = list(cv.split(X))
+    assert sorted(len(tr) for tr, _ in folds) == [40, 41, 41]
+    regs = [1e-3, 1e-1, 10.0]
+    params = dict(n_windows=2, nodes_per_window=3, n_enhancement=34, random_state=2)
+    ours = BLSRegressorCV(regs=regs, cv=cv, direct_links=[False, True],
+                          shared_layer=shared_layer, **params).fit(X, y)
+    if shared_layer:
+        expected = shared_layer_scores(BLSRegressor, X, y, params, ours.cv_results_["params"],
+                                       folds, _neg_mse)
+        got = np.array([ours.cv_results_[f"split{k}_test_score"] for k in range(3)]).T
+        np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+    else:
+        grid = GridSearchCV(BLSRegressor(**params), {"reg": regs, "direct_links": [False, True]},
+                            cv=cv, scoring="neg_mean_squared_error").fit(X, y)
+        assert_same_search(ours, grid)
+    refit = BLSRegressor(reg=ours.reg_, direct_links=ours.direct_links_, **params).fit(X, y)
+    np.testing.assert_allclose(ours.predict(X), refit.predict(X), rtol=1e-9, atol=1e-9)
