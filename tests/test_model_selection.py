@@ -1394,6 +1394,7 @@ def test_ranks_of_ties_and_nan_means_and_the_first_best_point_as_grid_search():
 
 
 @pytest.mark.mutant
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.DataConversionWarning")
 def test_scorers_get_1d_labels_for_classifiers_and_2d_targets_for_regressors():
     """A callable scorer gets each test fold's y as fit took it for regressors (two target
     columns), and as 1-D labels for a classifier fitted on a column vector of labels."""
@@ -1522,3 +1523,20 @@ def test_bls_cv_width_equal_to_a_folds_training_rows(shared_layer):
         assert_same_search(ours, grid)
     refit = BLSRegressor(reg=ours.reg_, direct_links=ours.direct_links_, **params).fit(X, y)
     np.testing.assert_allclose(ours.predict(X), refit.predict(X), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("limit, L", [(None, 200), (300_000, 100), (200_000, 100),
+                                      (25_000, 12)])
+def test_default_layer_is_halved_until_the_search_fits_half_the_memory(limit, L,
+                                                                       monkeypatch):
+    """n_hidden=None on 100 rows: L = 200, halved while the search's estimate (stubbed:
+    1000 bytes a node) is above half the memory available (None: no limit); an estimate
+    equal to half fits."""
+    from fastelm.model_selection import _elm_cv
+
+    monkeypatch.setattr(_elm_cv, "available_memory", lambda: limit)
+    monkeypatch.setattr(_elm_cv, "_cv_bytes", lambda n, d, nodes, *rest: 1000.0 * nodes)
+    X, y = regression_data(n=100, d=3)
+    model = ELMRegressorCV(alphas=[1.0], cv=3, direct_links=False, random_state=0).fit(X, y)
+    assert model.hidden_sizes_[-1] == L
