@@ -1540,3 +1540,23 @@ def test_default_layer_is_halved_until_the_search_fits_half_the_memory(limit, L,
     X, y = regression_data(n=100, d=3)
     model = ELMRegressorCV(alphas=[1.0], cv=3, direct_links=False, random_state=0).fit(X, y)
     assert model.hidden_sizes_[-1] == L
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("shared_layer", [False, True])
+def test_bls_cv_on_dask_inputs_with_few_rows_gathers_them_for_the_dual_form(shared_layer):
+    """60 Dask rows in 3 folds (40 training rows) and 6 + 50 nodes: the dual form, so the
+    rows are gathered with their target coding (a classifier's one-hot columns) and the
+    search equals the in-memory one."""
+    da = pytest.importorskip("dask.array")
+    X, y = classification_data(n=60, classes=3)
+    params = dict(n_windows=2, nodes_per_window=3, n_enhancement=50, regs=[1e-2, 1.0], cv=3,
+                  direct_links=False, shared_layer=shared_layer, random_state=0)
+    memory = BLSClassifierCV(**params).fit(X, y)
+    ours = BLSClassifierCV(**params).fit(da.from_array(X, chunks=(25, 8)),
+                                         da.from_array(y, chunks=25))
+    assert ours.cv_results_["params"] == memory.cv_results_["params"]
+    np.testing.assert_allclose(ours.cv_results_["mean_test_score"],
+                               memory.cv_results_["mean_test_score"], rtol=RTOL)
+    np.testing.assert_allclose(ours.decision_function(X), memory.decision_function(X),
+                               rtol=1e-8, atol=1e-10)
