@@ -1560,3 +1560,68 @@ def test_bls_cv_on_dask_inputs_with_few_rows_gathers_them_for_the_dual_form(shar
                                memory.cv_results_["mean_test_score"], rtol=RTOL)
     np.testing.assert_allclose(ours.decision_function(X), memory.decision_function(X),
                                rtol=1e-8, atol=1e-10)
+
+
+def _cv_bytes_doc(n, d, L, s, widths, n_t, F, S, links, m, c):
+    """``_cv_bytes``' docstring formula, term by term (c: the kernel's column block)."""
+    P0, P = max([p for p in widths if p <= n], default=0), max(widths)
+    total = (8 + s) * (d + 1) * L + s * n * d + 8 * n * m
+    if P0:
+        total += 8 * P0 ** 2 * (2 * F + S * links + 6) + s * min(n, 4096) * (P0 + m)
+    if P > n_t:
+        K = S * sum(p > n for p in widths)
+        total += 8 * n ** 2 * (K + 1) + max(s * n ** 2 + (2 * s + 8) * n * c,
+                                            8 * n_t * (7 * n_t + (n - n_t)),
+                                            40 * n ** 2 if P > n else 0)
+    return total
+
+
+def _hat_bytes_doc(n, d, L, s, widths, S, links, m, kind, a):
+    """``_hat_bytes``' docstring formula, term by term."""
+    P0, P = max([p for p in widths if p <= n], default=0), max(widths)
+    total = (8 + s) * (d + 1) * L + s * n * d + 8 * n * m
+    total += 8 * P0 ** 2 * S * (1 + (links > 1 and P > n))
+    if kind == "loo" or P > n:
+        total += 24 * n * P + 24 * P0 ** 2
+    elif s != 8:
+        total += (8 + s) * n * P + 24 * P0 ** 2
+    else:
+        total += s * min(n, 4096) * (P0 + m) + 8 * P0 ** 2
+    total += 16 * n * m * a
+    if links > 1:
+        g = max(1, (32 << 20) // (8 * n * (d + m)))
+        total += 32 * n * (d + m) * min(a, g)
+    if P > n:
+        total += 8 * n ** 2 * (S * sum(p > n for p in widths) + 5)
+    return total
+
+
+@pytest.mark.mutant
+def test_search_memory_estimates_are_their_documented_formulas():
+    """``_cv_bytes`` and ``_hat_bytes`` (what ``check_memory`` refuses a search by and the
+    default layer halves by) equal their docstrings' formulas in each branch: primal only,
+    a dual width below and above n, float32 and float64, 'loo' and 'gcv', one and two link
+    settings, the border's penalty groups smaller than the penalties (n = 10⁶, not
+    allocated), the kernel's column block narrower than the widest width."""
+    from fastelm._gram import _column_block
+    from fastelm.model_selection._elm_cv import _cv_bytes, _hat_bytes
+
+    cases = [(50, 3, 70, 4, [10, 40], 45, 5, 2, 2, 3),  # primal only
+             (50, 3, 70, 8, [10, 40, 44], 40, 5, 1, 1, 2),  # dual below n
+             (50, 3, 70, 4, [10, 40, 73], 40, 5, 2, 2, 3),  # dual above n
+             (10**6, 5, 900, 4, [300, 2 * 10**6], 8 * 10**5, 5, 1, 2, 1)]  # column blocks
+    for n, d, L, s, widths, n_t, F, S, links, m in cases:
+        dtype = np.float32 if s == 4 else np.float64
+        c = min(max(widths), _column_block(n, s, None))
+        assert c < max(widths) or n < 10**6
+        assert _cv_bytes(n, d, L, dtype, widths, n_t, F, S, links, m) == pytest.approx(
+            _cv_bytes_doc(n, d, L, s, widths, n_t, F, S, links, m, c), rel=1e-12)
+    for n, d, L, s, widths, S, links, m, kind, a in [
+            (50, 3, 70, 8, [10, 40], 1, 1, 2, "gcv", 7),  # the sums alone
+            (50, 3, 70, 4, [10, 40], 2, 2, 3, "gcv", 7),  # float32 rows
+            (50, 3, 70, 8, [10, 40], 2, 2, 3, "loo", 23),
+            (50, 3, 70, 4, [10, 40, 73, 90], 2, 2, 3, "gcv", 7),  # dual widths
+            (10**6, 5, 900, 8, [300], 1, 2, 1, "loo", 23)]:  # groups of one penalty
+        dtype = np.float32 if s == 4 else np.float64
+        assert _hat_bytes(n, d, L, dtype, widths, S, links, m, kind, a) == pytest.approx(
+            _hat_bytes_doc(n, d, L, s, widths, S, links, m, kind, a), rel=1e-12)
