@@ -1069,3 +1069,559 @@ def test_bls_cv_keeps_the_dataframe_feature_names(Est, kw):
         np.testing.assert_array_equal(on_frame, model.predict(X))
     with pytest.raises(ValueError, match="feature names"):
         model.predict(frame.rename(columns={"a": "z"}))
+
+
+# --------------------------------------------------------------------------- the fold algebra
+
+
+def _linalg_warnings(call):
+    """(call(), how many LinAlgWarnings it raised: one per eigen pseudo-solve)."""
+    import warnings
+
+    from scipy.linalg import LinAlgWarning
+
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        out = call()
+    return out, sum(issubclass(r.category, LinAlgWarning) for r in record)
+
+
+def _block_solves(K, C, alpha, widths, rcond_min):
+    """The oracle of ``prefix_ridge``: ``spd_solve`` of each leading block, zeros below."""
+    import warnings
+
+    from fastelm._ridge import spd_solve
+
+    B = np.zeros((max(widths), len(widths), C.shape[1]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for w, p in enumerate(widths):
+            B[:p, w] = spd_solve(K[:p, :p] + alpha * np.eye(p), C[:p], rcond_min=rcond_min)
+    return B
+
+
+@pytest.mark.mutant
+def test_prefix_ridge_solves_each_leading_block_like_spd_solve():
+    """Every width's readout is ``spd_solve`` of its leading block (zeros below): the
+    Cholesky prefixes where the block is well conditioned, the warned eigen pseudo-solve
+    (one warning each) where LAPACK's condition estimate is below RCOND_MIN, the estimate
+    skipped only where it cannot fail (the margin α ≥ 4·RCOND_MIN·√p·‖K + αI‖₁); with
+    check_rcond=False (BLS) every factor that exists; a factorisation that stops at column
+    6 (an indefinite K) serves the widths before it and sends the others to ``spd_solve``.
+    K: rank 4 of order 64, widths unsorted."""
+    from fastelm._gram import GramSums
+    from fastelm._ridge import RCOND_MIN
+    from fastelm.model_selection._fold_sums import dual_ridge, prefix_ridge
+
+    rng = np.random.default_rng(0)
+    G = rng.standard_normal((40, 4)) * 10
+    A = np.hstack([G, G @ rng.standard_normal((4, 60))])
+    K, C = A.T @ A, A.T @ rng.standard_normal((40, 2))
+    sums, widths = GramSums(40, K, C, None), [3, 4, 64, 20]
+    norm = np.abs(K).sum(axis=0).max()
+    # (α, check_rcond, eigen pseudo-solves): 0.7·RCOND_MIN·‖K‖ is checked at width 64 (the
+    # margin is 32·RCOND_MIN·‖K‖ there; 0.5 with √p dividing) and fails (the estimate is
+    # 0.28·RCOND_MIN; 1.29 at width 20); 0.1·RCOND_MIN·‖K‖ fails at 20 and 64 and checks
+    # the well-conditioned widths 3 and 4 too
+    # tight: the widths solved alike (well conditioned, or both eigen), the others (cond ~1e13,
+    # Cholesky in both) to 1e-2
+    for alpha, check, singular, tight in [(10.0, True, 0, [0, 1, 2, 3]),
+                                          (0.7 * RCOND_MIN * norm, True, 1, [0, 1, 2]),
+                                          (0.1 * RCOND_MIN * norm, True, 2, [0, 1, 2, 3]),
+                                          (0.1 * RCOND_MIN * norm, False, 0, [0, 1])]:
+        B, warned = _linalg_warnings(lambda: prefix_ridge(sums, alpha, widths, check))
+        assert warned == singular, (alpha, check)
+        expected = _block_solves(K, C, alpha, widths, RCOND_MIN if check else 0.0)
+        assert B.shape == expected.shape
+        np.testing.assert_allclose(B[:, tight], expected[:, tight], rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(B, expected, rtol=1e-2, atol=1e-9)
+    # the defaults check the condition (penalty_scores, the dual form)
+    _, warned = _linalg_warnings(lambda: prefix_ridge(sums, 0.1 * RCOND_MIN * norm, [64]))
+    assert warned == 1
+    c, warned = _linalg_warnings(lambda: dual_ridge(K, C, 0.1 * RCOND_MIN * norm))
+    assert warned == 1 and c.shape == (64, 2)
+    np.testing.assert_allclose(c, _block_solves(K, C, 0.1 * RCOND_MIN * norm, [64],
+                                                RCOND_MIN)[:, 0], rtol=1e-9, atol=1e-12)
+    # potrf stops at column 6 (a zero pivot: K + αI's row 6 is zero): widths 2 and 5 from
+    # its factor alone (a back substitution through row 6 would divide 0 by 0), 6 and 8 by
+    # spd_solve
+    H = rng.standard_normal((30, 8))
+    K = H.T @ H + np.eye(8)
+    K[5, :] = K[:, 5] = 0.0
+    K[5, 5] = -0.5
+    C = rng.standard_normal((8, 3))
+    widths = [5, 8, 2, 6]
+    B, warned = _linalg_warnings(lambda: prefix_ridge(GramSums(30, K, C, None), 0.5, widths,
+                                                      True))
+    assert warned == 2
+    np.testing.assert_allclose(B, _block_solves(K, C, 0.5, widths, RCOND_MIN), rtol=1e-9,
+                               atol=1e-12)
+
+
+@pytest.mark.mutant
+def test_squared_errors_and_dual_grid_are_their_definitions():
+    """``squared_errors``: ||A β_w − T||² per block from the sums of (A, T), two targets,
+    three blocks; ``dual_grid``: per α the validation scores of c = (K_tr + αI)⁻¹ T_tr, or
+    their mean squared error."""
+    from fastelm._gram import GramSums
+    from fastelm.model_selection._fold_sums import dual_grid, squared_errors
+
+    rng = np.random.default_rng(1)
+    A, T = rng.standard_normal((25, 6)), rng.standard_normal((25, 2))
+    B = rng.standard_normal((6, 3, 2))
+    B[4:, 0] = 0.0
+    got = squared_errors(GramSums(25, A.T @ A, A.T @ T, T.T @ T), B)
+    np.testing.assert_allclose(got, [np.sum((A @ B[:, w] - T) ** 2) for w in range(3)],
+                               rtol=1e-12)
+    tr, te = np.arange(15), np.arange(15, 25)
+    K = A @ A.T
+    alphas = [0.1, 3.0]
+    scores = dual_grid(K[np.ix_(tr, tr)], K[np.ix_(te, tr)], T[tr], T[te], alphas, True, True)
+    errors = dual_grid(K[np.ix_(tr, tr)], K[np.ix_(te, tr)], T[tr], T[te], alphas, True,
+                       False)
+    for alpha, score, error in zip(alphas, scores, errors):
+        beta = np.linalg.solve(A[tr].T @ A[tr] + alpha * np.eye(6), A[tr].T @ T[tr])
+        np.testing.assert_allclose(score, A[te] @ beta, rtol=1e-9)
+        assert error == pytest.approx(np.mean((A[te] @ beta - T[te]) ** 2), rel=1e-9)
+
+
+def _overlapping_splits(n):
+    """Splits the one-pass sums cannot serve in three ways: test folds that overlap, each
+    training split their complement (ShuffleSplit); training rows that hold the test rows
+    (union = n, sizes n + n_f); training and test rows that overlap and miss rows (sizes
+    adding up to n, union < n)."""
+    from sklearn.model_selection import ShuffleSplit
+
+    rows = np.arange(n)
+    return {
+        "shuffle": [(tr, te) for tr, te in ShuffleSplit(3, test_size=0.3, random_state=0)
+                    .split(rows)],
+        "train-holds-test": [(rows, rows[k::3]) for k in range(3)],
+        "sizes-add-up": [(rows[:2 * n // 3], rows[n // 2:n // 2 + n // 3]),
+                         (rows[n // 3:], rows[:n // 3]), (rows[n // 6:5 * n // 6],
+                                                         rows[:n // 3])],
+    }
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("kind", ["shuffle", "train-holds-test", "sizes-add-up"])
+def test_splits_the_one_pass_sums_cannot_serve_equal_grid_search(kind):
+    """Each split's training sums are S − S_f only when the test folds are disjoint (else the
+    total is summed once over all rows) and each training split is the complement of its test
+    rows (else summed from its own rows): three layouts that break one of the conditions
+    in the way each comparison of ``_fold_layout`` could be mistaken."""
+    X, y = regression_data(n=90, d=4)
+    splits = _overlapping_splits(90)[kind]
+    params = {"alpha": ALPHAS, "n_hidden": [10, 30]}
+    ours = ELMRegressorCV(n_hidden=30, alphas=ALPHAS, hidden_sizes=[10, 30], cv=splits,
+                          direct_links=False, random_state=0).fit(X, y)
+    grid = GridSearchCV(ELMRegressor(random_state=0), params, cv=splits,
+                        scoring="neg_mean_squared_error").fit(X, y)
+    assert_same_search(ours, grid)
+
+
+@pytest.mark.mutant
+def test_dask_test_folds_only_for_disjoint_folds_with_complement_training():
+    """``dask_test_folds``: each row's test fold, −1 for rows in none; a one-line ValueError
+    naming cv for any layout that breaks either condition."""
+    from fastelm.model_selection._fold_sums import dask_test_folds
+
+    rows = np.arange(12)
+    folds = [(np.setdiff1d(rows, te), te) for te in (rows[[0, 5]], rows[[2, 3, 7]])]
+    np.testing.assert_array_equal(dask_test_folds(folds, 12),
+                                  [0, -1, 1, 1, -1, 0, -1, 1, -1, -1, -1, -1])
+    for kind, splits in _overlapping_splits(12).items():
+        with pytest.raises(ValueError, match="^cv: with Dask inputs") as info:
+            dask_test_folds(splits, 12)
+        assert "\n" not in str(info.value), kind
+
+
+@pytest.mark.mutant
+def test_penalty_scores_of_an_online_classifier_default_score_and_checks():
+    """scoring=None on a classifier: minus the mean squared error of the readout scores
+    against the coded one-hot targets (3 columns: the mean over rows and columns), as the
+    batch classifier fitted on the learned rows at each α; the chunk is validated against
+    the fit (reset=False: other feature names are refused) and the model is not changed."""
+    pd = pytest.importorskip("pandas")
+    from fastelm.model_selection import penalty_scores
+
+    X, y = classification_data(n=300, classes=3)
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
+    model = OSELMClassifier(n_hidden=40, random_state=0)
+    for start in range(0, 200, 50):
+        model.partial_fit(frame.iloc[start:start + 50], y[start:start + 50],
+                          classes=np.unique(y))
+    alphas = [1e-2, 1.0, 30.0]
+    got = penalty_scores(model, frame.iloc[200:], y[200:], alphas)
+    expected = [neg_mse_of_targets(ELMClassifier(n_hidden=40, alpha=alpha, random_state=0)
+                                   .fit(X[:200], y[:200]), X[200:], y[200:])
+                for alpha in alphas]
+    np.testing.assert_allclose(got, expected, rtol=1e-8)
+    assert list(model.feature_names_in_) == list(frame.columns)
+    with pytest.raises(ValueError, match="feature names"):
+        penalty_scores(model, frame.iloc[200:].rename(columns={"f0": "z"}), y[200:], alphas)
+
+
+# --------------------------------------------------------------------------- the search base
+
+
+@pytest.mark.mutant
+def test_cv_strings_grids_and_bool_grids_are_checked_exactly():
+    """``check_cv_string``, ``default_hat_kind``, ``check_grid``, ``check_bool_grid``: what
+    each accepts (and returns, as what type) and refuses, at each boundary."""
+    from fastelm.model_selection._search import (check_bool_grid, check_cv_string,
+                                                 check_grid, default_hat_kind)
+
+    assert check_cv_string(None, None) == "loo"
+    assert check_cv_string(None, None, rows_in_memory=False) is None
+    assert check_cv_string(None, "r2") is None
+    assert check_cv_string("gcv", None) == "gcv" and check_cv_string(4, "r2") == 4
+    for cv, scoring in [("kfold", None), ("loo", "r2")]:
+        with pytest.raises(ValueError, match=f"^cv={cv!r}"):
+            check_cv_string(cv, scoring)
+    # cv=None: GCV up to as many readout inputs as rows (widest == rows included)
+    assert default_hat_kind(None, "loo", 30, 30) == "gcv"
+    assert default_hat_kind(None, "loo", 30, 29) == "gcv"
+    assert default_hat_kind(None, "loo", 30, 31) == "loo"
+    assert default_hat_kind("loo", "loo", 30, 10) == "loo"  # a given cv stays
+    assert default_hat_kind(None, None, 30, 10) is None  # another scorer: 5 folds
+    grid = check_grid([0.5, 2, np.float32(1e-3)], "alphas")
+    assert grid == [0.5, 2.0, pytest.approx(1e-3)] and all(type(v) is float for v in grid)
+    for bad in ([], [0.0], [-0.5], [np.inf], [np.nan], [True], ["a"], [None], [1.0, -2.0]):
+        with pytest.raises(ValueError, match="^alphas must") as info:
+            check_grid(bad, "alphas")
+        assert "\n" not in str(info.value)
+    sizes = check_grid([4, np.int64(10)], "hidden_sizes", integer=True, upper=10)
+    assert sizes == [4, 10] and all(type(v) is int for v in sizes)
+    with pytest.raises(ValueError, match="^hidden_sizes contains 11, above n_hidden=10$"):
+        check_grid([4, 11], "hidden_sizes", integer=True, upper=10)
+    assert check_grid([11], "hidden_sizes", integer=True) == [11]
+    assert check_bool_grid(True, "direct_links") == [True]
+    assert check_bool_grid(np.bool_(False), "direct_links") == [False]
+    assert check_bool_grid([False, np.True_], "direct_links") == [False, True]
+    for bad in ([True, 1], [0], "yes", 3, [], None):
+        with pytest.raises(ValueError, match="^direct_links must be a bool"):
+            check_bool_grid(bad, "direct_links")
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("Est, small", [
+    (ELMRegressorCV, dict(n_hidden=40, hidden_sizes=[10, 40], direct_links=False)),
+    (BLSRegressorCV, dict(n_windows=2, nodes_per_window=3, n_enhancement=34,
+                          direct_links=False))])
+@pytest.mark.parametrize("extra", [0, 1])
+def test_default_cv_is_gcv_up_to_as_many_inputs_as_rows(Est, small, extra):
+    """cv=None with 40 readout inputs (the widest searched): GCV on 40 rows (as many inputs
+    as rows is still the primal form), exact leave-one-out on 39."""
+    X, y = regression_data(n=40 - extra, d=4)
+    default = Est(random_state=0, alphas=[1e-2, 1.0], **small) if Est is ELMRegressorCV \
+        else Est(random_state=0, regs=[1e-2, 1.0], **small)
+    default.fit(X, y)
+    kind = "gcv" if extra == 0 else "loo"
+    given = Est(**{**default.get_params(), "cv": kind}).fit(X, y)
+    np.testing.assert_array_equal(default.cv_results_["mean_test_score"],
+                                  given.cv_results_["mean_test_score"])
+
+
+def _fails_on_small_folds(estimator, X, y):
+    """A scorer that raises on test folds of fewer than 15 rows, naming their size."""
+    if len(y) < 15:
+        raise ValueError(f"{len(y)}  rows\n(too few)")
+    return -np.mean((estimator.predict(X) - y) ** 2)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("n_failing", [10, 11])
+def test_failed_splits_warning_names_ten_splits_and_the_first_error(n_failing):
+    """Splits k < n_failing have k + 1 test rows and fail: one warning from the caller's
+    line, naming at most ten splits (then '...'), how many of how many, the first split's
+    error (its message on one line), and, when no point has a finite mean (error_score NaN),
+    that the first point is chosen; the scores are error_score (−5 with 10 failing)."""
+    import warnings
+
+    X, y = regression_data(n=60, d=3)
+    rows = np.arange(60)
+    tests = [rows[:k + 1] for k in range(n_failing)] + [rows[30:45]] * (11 - n_failing)
+    splits = [(np.setdiff1d(rows, te), te) for te in tests]
+    model = ELMRegressorCV(n_hidden=8, alphas=[1e-2, 1.0], hidden_sizes=[8], cv=splits,
+                           scoring=_fails_on_small_folds, direct_links=False, random_state=0,
+                           error_score=np.nan if n_failing == 11 else -5.0)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        model.fit(X, y)
+    [warning] = [w for w in record if "failed on split" in str(w.message)]
+    assert warning.category is UserWarning and warning.filename == __file__
+    named = "0, 1, 2, 3, 4, 5, 6, 7, 8, 9" + (", ..." if n_failing > 10 else "")
+    expected = (f" failed on split(s) {named} ({n_failing} of 11; split 0: ValueError: 1 rows "
+                f"(too few)); their scores are error_score={model.error_score!r}")
+    if n_failing == 11:
+        expected += "; no grid point has a finite mean score, so best_params_ is the first point"
+    assert str(warning.message).endswith(expected), str(warning.message)
+    np.testing.assert_array_equal(model.cv_results_["split9_test_score"], model.error_score)
+    assert np.isfinite(model.cv_results_["split10_test_score"]).all() == (n_failing == 10)
+    assert model.best_index_ == 0 or n_failing == 10
+
+
+def _zero_when_flat(estimator, X, y):
+    """1 for predictions that vary, 0 for nearly constant ones, NaN in between (ties and NaN
+    means for the ranking)."""
+    spread = np.std(estimator.predict(X))
+    return 1.0 if spread > 1e-1 else 0.0 if spread < 1e-6 else np.nan
+
+
+@pytest.mark.mutant
+def test_ranks_of_ties_and_nan_means_and_the_first_best_point_as_grid_search():
+    """GridSearchCV's 'min' ranks: NaN means rank last, tied points share the lowest rank
+    and the first of the best is chosen; the std over splits as GridSearchCV's. Penalties
+    1e12 (flat predictions: 0), 3e5 (NaN on some splits), 1e-2 and 1.0 (1, tied)."""
+    X, y = regression_data(n=60, d=3)
+    alphas = [1e12, 3e5, 1e-2, 1.0]
+    cv = KFold(3, shuffle=True, random_state=0)
+    ours = ELMRegressorCV(n_hidden=8, alphas=alphas, hidden_sizes=[8], cv=cv,
+                          scoring=_zero_when_flat, direct_links=False,
+                          random_state=0).fit(X, y)
+    with pytest.warns(UserWarning, match="non-finite"):
+        grid = GridSearchCV(ELMRegressor(random_state=0), {"alpha": alphas, "n_hidden": [8]},
+                            cv=cv, scoring=_zero_when_flat).fit(X, y)
+    assert ours.cv_results_["params"] == grid.cv_results_["params"]
+    for key in ("mean_test_score", "std_test_score", "split0_test_score"):
+        np.testing.assert_allclose(ours.cv_results_[key], grid.cv_results_[key], err_msg=key)
+    assert ours.cv_results_["rank_test_score"].tolist() == [3, 4, 1, 1]
+    np.testing.assert_array_equal(ours.cv_results_["rank_test_score"],
+                                  grid.cv_results_["rank_test_score"])
+    assert ours.best_index_ == grid.best_index_ == 2 and ours.alpha_ == 1e-2
+    assert ours.best_score_ == 1.0
+
+
+@pytest.mark.mutant
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.DataConversionWarning")
+def test_scorers_get_1d_labels_for_classifiers_and_2d_targets_for_regressors():
+    """A callable scorer gets each test fold's y as fit took it for regressors (two target
+    columns), and as 1-D labels for a classifier fitted on a column vector of labels."""
+    seen = []
+
+    def shapes(estimator, X, y):
+        seen.append(np.shape(y))
+        return 0.0
+
+    Xc, yc = classification_data(n=60, classes=3)
+    Xr, yr = regression_data(n=60, m=2)
+    for Est, X, y, expected in [(ELMClassifierCV, Xc, yc[:, None], (20,)),
+                                (ELMRegressorCV, Xr, yr, (20, 2))]:
+        seen.clear()
+        Est(n_hidden=10, alphas=[1.0], hidden_sizes=[10], cv=3, scoring=shapes,
+            direct_links=False, random_state=0).fit(X, y)
+        assert set(seen) == {expected}, Est.__name__
+
+
+# --------------------------------------------------------------------------- ELM CV
+
+
+@pytest.mark.mutant
+def test_elm_cv_default_layer_ladder_and_scale_grid():
+    """``default_hidden``: min(1000, 2n), at least 1, halved while the search does not fit;
+    ``hidden_ladder``: 8 geometric sizes from max(1, L/128) to L, rounded, deduplicated;
+    ``check_scale_grid``: one scale (a string or a number) is not searched, a sequence is."""
+    from fastelm.model_selection._elm_cv import (check_scale_grid, default_hidden,
+                                                 hidden_ladder)
+
+    fits = lambda L: True  # noqa: E731
+    assert [default_hidden(n, fits) for n in (0, 1, 7, 499, 500, 501, 10**6)] == \
+        [1, 2, 14, 998, 1000, 1000, 1000]
+    assert default_hidden(300, lambda L: L <= 100) == 75  # 600, 300, 150, 75
+    assert default_hidden(300, lambda L: False) == 1
+    assert default_hidden(300, lambda L: L <= 3) == 2  # 600 … 4, 2: the first that fits
+    assert hidden_ladder(1280) == [10, 20, 40, 80, 160, 320, 640, 1280]
+    assert hidden_ladder(100) == [1, 2, 4, 7, 14, 27, 52, 100]
+    assert hidden_ladder(3) == [1, 2, 3]
+    assert check_scale_grid("auto") == (["auto"], False)
+    assert check_scale_grid(np.float64(2.0)) == ([2.0], False)
+    assert check_scale_grid(("auto", 0.5)) == (["auto", 0.5], True)
+    assert check_scale_grid([3]) == ([3], True)
+    with pytest.raises(ValueError, match="^weight_scale must be .* got an empty one$"):
+        check_scale_grid([])
+
+
+@pytest.mark.mutant
+def test_elm_cv_widths_at_the_training_rows_and_at_all_rows():
+    """42 rows in 4 folds (31 or 32 training rows), 4 inputs: widths 31 and 32 are primal in
+    some folds and dual in others, 42 = n is dual in every fold and primal at the refit, 46
+    dual everywhere; with and without direct links, as GridSearchCV. The refit at a width
+    equal to the rows (42 nodes, or 38 nodes and 4 links) is the estimator's (primal) fit."""
+    X, y = regression_data(n=42, d=4)
+    cv = KFold(4, shuffle=True, random_state=0)
+    sizes = [28, 31, 32, 38, 42]
+    ours = ELMRegressorCV(n_hidden=42, alphas=[1e-2, 1.0], hidden_sizes=sizes,
+                          direct_links=[False, True], cv=cv, random_state=1).fit(X, y)
+    grid = GridSearchCV(ELMRegressor(random_state=1),
+                        {"alpha": [1e-2, 1.0], "n_hidden": sizes,
+                         "direct_links": [False, True]},
+                        cv=cv, scoring="neg_mean_squared_error").fit(X, y)
+    assert_same_search(ours, grid)
+    for k, link in [(42, False), (38, True), (31, False)]:
+        ours = ELMRegressorCV(n_hidden=42, alphas=[0.1], hidden_sizes=[k], direct_links=link,
+                              cv=cv, random_state=1).fit(X, y)
+        base = ELMRegressor(n_hidden=k, alpha=0.1, direct_links=link, random_state=1).fit(X, y)
+        np.testing.assert_allclose(ours.beta_, base.beta_, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("border", [True, False])
+@pytest.mark.parametrize("kind", ["loo", "gcv"])
+def test_hat_scores_and_refits_at_widths_equal_to_the_rows(kind, border, monkeypatch):
+    """40 rows, 4 inputs, 36 and 40 nodes with and without links: widths 36, 40 = n (H) and
+    40 = n, 44 ([X | H]), the bordered and the own decomposition of the link pass: every
+    point is its definition, and the refit at a width equal to the rows (40 nodes, or 36
+    nodes and the 4 links) or above them is the estimator's fit; 20 and 30 nodes (every
+    width below the rows) as well."""
+    import fastelm.model_selection._elm_cv as elm_cv
+    monkeypatch.setattr(elm_cv, "bordered_pays", lambda *shape: border)
+    X, y = regression_data(n=40, d=4, m=2)
+    ours = ELMRegressorCV(n_hidden=40, alphas=[1e-2, 1.0], hidden_sizes=[36, 40], cv=kind,
+                          random_state=3).fit(X, y)
+    assert_points_are_their_definitions(ours, ELMRegressor, X, y, y, kind, seed=3)
+    # every width below the rows: no kernel, and GCV from the sums alone (no row of A)
+    for links in ([False, True], [False]):  # the link pass's bordered table, or one setting
+        narrow = ELMRegressorCV(n_hidden=30, alphas=[1e-2, 1.0], hidden_sizes=[20, 30],
+                                cv=kind, direct_links=links, random_state=3).fit(X, y)
+        assert_points_are_their_definitions(narrow, ELMRegressor, X, y, y, kind, seed=3)
+    for k, link in [(40, False), (36, True), (40, True)]:
+        for links in (link, [False, True]):  # one setting, or the chosen one of both
+            ours = ELMRegressorCV(n_hidden=40, alphas=[0.1], hidden_sizes=[k], cv=kind,
+                                  direct_links=links, random_state=3).fit(X, y)
+            base = ELMRegressor(n_hidden=k, alpha=0.1, direct_links=ours.direct_links_,
+                                random_state=3).fit(X, y)
+            np.testing.assert_allclose(ours.beta_, base.beta_, rtol=1e-9, atol=1e-12)
+
+
+# --------------------------------------------------------------------------- BLS CV
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("shared_layer", [False, True])
+def test_bls_cv_width_equal_to_a_folds_training_rows(shared_layer):
+    """61 rows in 3 folds (40, 41, 41 training rows), 2·3 + 34 = 40 nodes: primal in every
+    fold (40 ≥ 40 included), 44 with the 4 direct links: dual in every fold. Per-split
+    layers as GridSearchCV over BLSRegressor; the shared layer as the explicit solve on its
+    rows of I."""
+    X, y = regression_data(n=61, d=4)
+    cv = KFold(3, shuffle=True, random_state=0)
+    folds = list(cv.split(X))
+    assert sorted(len(tr) for tr, _ in folds) == [40, 41, 41]
+    regs = [1e-3, 1e-1, 10.0]
+    params = dict(n_windows=2, nodes_per_window=3, n_enhancement=34, random_state=2)
+    ours = BLSRegressorCV(regs=regs, cv=cv, direct_links=[False, True],
+                          shared_layer=shared_layer, **params).fit(X, y)
+    if shared_layer:
+        expected = shared_layer_scores(BLSRegressor, X, y, params, ours.cv_results_["params"],
+                                       folds, _neg_mse)
+        got = np.array([ours.cv_results_[f"split{k}_test_score"] for k in range(3)]).T
+        np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+    else:
+        grid = GridSearchCV(BLSRegressor(**params), {"reg": regs, "direct_links": [False, True]},
+                            cv=cv, scoring="neg_mean_squared_error").fit(X, y)
+        assert_same_search(ours, grid)
+    refit = BLSRegressor(reg=ours.reg_, direct_links=ours.direct_links_, **params).fit(X, y)
+    np.testing.assert_allclose(ours.predict(X), refit.predict(X), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("limit, L", [(None, 200), (300_000, 100), (200_000, 100),
+                                      (25_000, 12)])
+def test_default_layer_is_halved_until_the_search_fits_half_the_memory(limit, L,
+                                                                       monkeypatch):
+    """n_hidden=None on 100 rows: L = 200, halved while the search's estimate (stubbed:
+    1000 bytes a node) is above half the memory available (None: no limit); an estimate
+    equal to half fits."""
+    from fastelm.model_selection import _elm_cv
+
+    monkeypatch.setattr(_elm_cv, "available_memory", lambda: limit)
+    monkeypatch.setattr(_elm_cv, "_cv_bytes", lambda n, d, nodes, *rest: 1000.0 * nodes)
+    X, y = regression_data(n=100, d=3)
+    model = ELMRegressorCV(alphas=[1.0], cv=3, direct_links=False, random_state=0).fit(X, y)
+    assert model.hidden_sizes_[-1] == L
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("shared_layer", [False, True])
+def test_bls_cv_on_dask_inputs_with_few_rows_gathers_them_for_the_dual_form(shared_layer):
+    """60 Dask rows in 3 folds (40 training rows) and 6 + 50 nodes: the dual form, so the
+    rows are gathered with their target coding (a classifier's one-hot columns) and the
+    search equals the in-memory one."""
+    da = pytest.importorskip("dask.array")
+    X, y = classification_data(n=60, classes=3)
+    params = dict(n_windows=2, nodes_per_window=3, n_enhancement=50, regs=[1e-2, 1.0], cv=3,
+                  direct_links=False, shared_layer=shared_layer, random_state=0)
+    memory = BLSClassifierCV(**params).fit(X, y)
+    ours = BLSClassifierCV(**params).fit(da.from_array(X, chunks=(25, 8)),
+                                         da.from_array(y, chunks=25))
+    assert ours.cv_results_["params"] == memory.cv_results_["params"]
+    np.testing.assert_allclose(ours.cv_results_["mean_test_score"],
+                               memory.cv_results_["mean_test_score"], rtol=RTOL)
+    np.testing.assert_allclose(ours.decision_function(X), memory.decision_function(X),
+                               rtol=1e-8, atol=1e-10)
+
+
+def _cv_bytes_doc(n, d, L, s, widths, n_t, F, S, links, m, c):
+    """``_cv_bytes``' docstring formula, term by term (c: the kernel's column block)."""
+    P0, P = max([p for p in widths if p <= n], default=0), max(widths)
+    total = (8 + s) * (d + 1) * L + s * n * d + 8 * n * m
+    if P0:
+        total += 8 * P0 ** 2 * (2 * F + S * links + 6) + s * min(n, 4096) * (P0 + m)
+    if P > n_t:
+        K = S * sum(p > n for p in widths)
+        total += 8 * n ** 2 * (K + 1) + max(s * n ** 2 + (2 * s + 8) * n * c,
+                                            8 * n_t * (7 * n_t + (n - n_t)),
+                                            40 * n ** 2 if P > n else 0)
+    return total
+
+
+def _hat_bytes_doc(n, d, L, s, widths, S, links, m, kind, a):
+    """``_hat_bytes``' docstring formula, term by term."""
+    P0, P = max([p for p in widths if p <= n], default=0), max(widths)
+    total = (8 + s) * (d + 1) * L + s * n * d + 8 * n * m
+    total += 8 * P0 ** 2 * S * (1 + (links > 1 and P > n))
+    if kind == "loo" or P > n:
+        total += 24 * n * P + 24 * P0 ** 2
+    elif s != 8:
+        total += (8 + s) * n * P + 24 * P0 ** 2
+    else:
+        total += s * min(n, 4096) * (P0 + m) + 8 * P0 ** 2
+    total += 16 * n * m * a
+    if links > 1:
+        g = max(1, (32 << 20) // (8 * n * (d + m)))
+        total += 32 * n * (d + m) * min(a, g)
+    if P > n:
+        total += 8 * n ** 2 * (S * sum(p > n for p in widths) + 5)
+    return total
+
+
+@pytest.mark.mutant
+def test_search_memory_estimates_are_their_documented_formulas():
+    """``_cv_bytes`` and ``_hat_bytes`` (what ``check_memory`` refuses a search by and the
+    default layer halves by) equal their docstrings' formulas in each branch: primal only,
+    a dual width below and above n, float32 and float64, 'loo' and 'gcv', one and two link
+    settings, the border's penalty groups smaller than the penalties (n = 10⁶, not
+    allocated), the kernel's column block narrower than the widest width."""
+    from fastelm._gram import _column_block
+    from fastelm.model_selection._elm_cv import _cv_bytes, _hat_bytes
+
+    cases = [(50, 3, 70, 4, [10, 40], 45, 5, 2, 2, 3),  # primal only
+             (50, 3, 70, 8, [10, 40, 44], 40, 5, 1, 1, 2),  # dual below n
+             (50, 3, 70, 4, [10, 40, 73], 40, 5, 2, 2, 3),  # dual above n
+             (10**6, 5, 900, 4, [300, 2 * 10**6], 8 * 10**5, 5, 1, 2, 1)]  # column blocks
+    for n, d, L, s, widths, n_t, F, S, links, m in cases:
+        dtype = np.float32 if s == 4 else np.float64
+        c = min(max(widths), _column_block(n, s, None))
+        assert c < max(widths) or n < 10**6
+        assert _cv_bytes(n, d, L, dtype, widths, n_t, F, S, links, m) == pytest.approx(
+            _cv_bytes_doc(n, d, L, s, widths, n_t, F, S, links, m, c), rel=1e-12)
+    for n, d, L, s, widths, S, links, m, kind, a in [
+            (50, 3, 70, 8, [10, 40], 1, 1, 2, "gcv", 7),  # the sums alone
+            (50, 3, 70, 4, [10, 40], 2, 2, 3, "gcv", 7),  # float32 rows
+            (50, 3, 70, 8, [10, 40], 2, 2, 3, "loo", 23),
+            (50, 3, 70, 4, [10, 40, 73, 90], 2, 2, 3, "gcv", 7),  # dual widths
+            (10**6, 5, 900, 8, [300], 1, 2, 1, "loo", 23)]:  # groups of one penalty
+        dtype = np.float32 if s == 4 else np.float64
+        assert _hat_bytes(n, d, L, dtype, widths, S, links, m, kind, a) == pytest.approx(
+            _hat_bytes_doc(n, d, L, s, widths, S, links, m, kind, a), rel=1e-12)
