@@ -9,6 +9,7 @@
 #     bash mutation/run_cosmic_ray.sh --covering-only dask  # covering tests decide
 #     bash mutation/run_cosmic_ray.sh --resume connectome    # go on with a stopped run
 #     bash mutation/run_cosmic_ray.sh --record-only onnx     # write a session's record now
+#     bash mutation/run_cosmic_ray.sh --rerun-survivors onnx # survivors against today's tests
 #
 # By default each mutant's pytest is forked from a server that has imported the libraries once
 # (mutation/forked.py: the configuration's test command rewritten to `forked.py run`), which
@@ -31,15 +32,19 @@
 # the copy makes a fresh one, initialises and filters a session, imports that record (the
 # records of a module changed since are dropped: its mutants run again) and runs the rest.
 # --record-only writes the record of a running or stopped session and runs nothing.
+# --rerun-survivors NAME resumes from the record in a fresh copy of today's fastelm/ and tests/
+# with the recorded survivors left pending: they run again, so the tests written since the
+# run was made decide them (a stopped copy's session is recorded first).
 set -u -o pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-fork=1 coverage=0 covering=0 resume=0 record_only=0 every=600
+fork=1 coverage=0 covering=0 resume=0 record_only=0 every=600 rerun=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --no-fork) fork=0 ;;
         --coverage) coverage=1 ;;
         --covering-only) coverage=1 covering=1 ;;
         --resume) resume=1 ;;
+        --rerun-survivors) resume=1 rerun=1 ;;
         --record-only) record_only=1 ;;
         --record-every) every=$2; shift ;;
         *) break ;;
@@ -78,8 +83,8 @@ for name in "$@"; do
     fi
     export NUMBA_CACHE_DIR="/tmp/fastelm-mutation-numba-cache"
     fresh=0
-    if [ "$resume" = 1 ] && [ -f "$copy/session.sqlite" ] \
-        && ! python "$root/mutation/session_record.py" verify "$copy/session.sqlite" --root "$root"; then
+    if [ "$resume" = 1 ] && [ -f "$copy/session.sqlite" ] && { [ "$rerun" = 1 ] \
+        || ! python "$root/mutation/session_record.py" verify "$copy/session.sqlite" --root "$root"; }; then
         # the repository's module is no longer the session's: the session's record (its pinned
         # hashes) into a fresh session, which runs the changed module's mutants again
         recording=1
@@ -152,7 +157,8 @@ PY
         # the modules' hashes before any mutant is planted: the record's
         python "$root/mutation/session_record.py" pin session.sqlite > /dev/null
         [ "$fresh" = 1 ] && python "$root/mutation/session_record.py" import \
-            "$root/mutation/sessions/$name.jsonl" session.sqlite
+            "$root/mutation/sessions/$name.jsonl" session.sqlite \
+            $([ "$rerun" = 1 ] && echo --rerun-survivors)
     fi
     recording=1  # from here on the session is the record's (not before an import)
     normal="select count(*) from work_results where worker_outcome = 'NORMAL'"

@@ -181,8 +181,10 @@ def export(session, record, root=None):
     return len(lines)
 
 
-def import_(record, session, root="."):
-    """Give the session's pending mutants their recorded results; returns the counts."""
+def import_(record, session, root=".", rerun_survivors=False):
+    """Give the session's pending mutants their recorded results; returns the counts.
+    ``rerun_survivors``: leave the recorded survivors pending, so that they run again against
+    the tests as they are now (tests written after the run may kill them)."""
     recorded = {}
     for line in Path(record).read_text(encoding="utf-8").splitlines():
         if line.strip():
@@ -204,6 +206,8 @@ def import_(record, session, root="."):
                 counts["unknown"] += 1  # no such mutant now: an operator no longer configured
             elif job not in pending:
                 counts["done"] += 1  # a filter skipped it in this session
+            elif rerun_survivors and entry["test"] == TestOutcome.SURVIVED.value:
+                counts["rerun"] += 1
             else:
                 db.set_result(job, WorkResult(
                     worker_outcome=WorkerOutcome(entry["worker"]), output=entry["output"],
@@ -222,7 +226,8 @@ def import_(record, session, root="."):
     counts["pending"] = len(pending)
     print(f"{record}: {counts['imported']} imported, {counts['dropped']} dropped "
           f"(module changed), {counts['unknown'] + counts['done']} unmatched, "
-          f"{counts['pending']} pending")
+          f"{counts['pending']} pending" + (f" ({counts['rerun']} survivors to run again)"
+                                             if rerun_survivors else ""))
     return counts
 
 
@@ -240,6 +245,8 @@ def main(argv=None):
     i.add_argument("record")
     i.add_argument("session")
     i.add_argument("--root", default=".", help="where the module paths lead (default: .)")
+    i.add_argument("--rerun-survivors", action="store_true",
+                   help="leave the recorded survivors pending: they run against today's tests")
     v = commands.add_parser("verify", help="exit 1 if a module changed since the pin")
     v.add_argument("session")
     v.add_argument("--root", default=".", help="where the module paths lead (default: .)")
@@ -256,7 +263,7 @@ def main(argv=None):
         count = export(args.session, args.record, args.root)
         print(f"{args.record}: {count} mutants recorded")
     else:
-        import_(args.record, args.session, args.root)
+        import_(args.record, args.session, args.root, args.rerun_survivors)
 
 
 if __name__ == "__main__":

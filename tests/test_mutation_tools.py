@@ -357,3 +357,21 @@ def test_pending_diffs_plant_each_mutant_in_memory_and_show_its_lines(run, tmp_p
 def test_changed_lines_numbers_each_side():
     assert pending_diffs.changed_lines("a\nb\nc\n", "a\nB\nc\n") == ["-2 b", "+2 B"]
     assert pending_diffs.changed_lines("a\nb\n", "a\nb\n") == []
+
+
+def test_rerun_survivors_leaves_the_recorded_survivors_pending(run, tmp_path, capsys):
+    """With --rerun-survivors the survivors run again (against the tests as they are now);
+    every other recorded result is imported as without it."""
+    records = [json.loads(line) for line in open("record.jsonl")]
+    survivors = sum(r["test"] == "survived" for r in records)
+    assert survivors and survivors < len(records)
+    new = _session(tmp_path, "new.sqlite")
+    session_record.main(["import", "record.jsonl", new, "--rerun-survivors"])
+    done, pending = _outcomes(run)
+    new_done, new_pending = _outcomes(new)
+    surviving = {k for k, r in done.items() if r.test_outcome == session_record.TestOutcome.SURVIVED}
+    assert new_done.keys() == done.keys() - surviving
+    assert new_pending == pending | surviving
+    assert (f"{len(records) - survivors} imported, 0 dropped (module changed), 0 unmatched, "
+            f"{len(new_pending)} pending ({survivors} survivors to run again)") \
+        in capsys.readouterr().out
