@@ -177,8 +177,11 @@ def test_grown_classes_equal_having_them_from_the_start(cls, window):
             full.partial_fit(Xc, yc)
         assert set(grown.classes_) == set(labels[:stop])
         columns = np.searchsorted(full.classes_, grown.classes_)
+        # a class with no row in the window has a column of round-off only (exactly 0 in exact
+        # arithmetic; 4e-13 to 1.7e-12 with OpenBLAS 0.3.31's SkylakeX kernels), which the two
+        # paths round differently: the absolute tolerance is that of decision_function below
         np.testing.assert_allclose(grown.rls_.beta, full.rls_.beta[:, columns], rtol=1e-8,
-                                   atol=1e-12)
+                                   atol=1e-10)
         assert not full.rls_.beta[:, np.setdiff1d(range(4), columns)].any()
     assert list(grown.classes_) == ["a", "b", "c", "d"]
     np.testing.assert_allclose(grown.decision_function(X), full.decision_function(X),
