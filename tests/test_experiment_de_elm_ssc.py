@@ -280,7 +280,10 @@ def test_merge_of_sources_with_other_settings(tmp_path):
         exp.merge(str(tmp_path / "n"), [a, a])
 
 
-def test_main_passes_the_command_line(monkeypatch, tmp_path, capsys):
+@pytest.fixture
+def run_seen(monkeypatch, tmp_path):
+    """``reproduce.run`` replaced by a recorder: the keyword arguments it was given, and a
+    notes.md holding "the notes" as its result."""
     seen = {}
     notes = tmp_path / "notes.md"
     notes.write_text("the notes\n")
@@ -290,6 +293,11 @@ def test_main_passes_the_command_line(monkeypatch, tmp_path, capsys):
         return {"paths": {"notes": str(notes)}}
 
     monkeypatch.setattr(exp.reproduce, "run", fake_run)
+    return seen
+
+
+def test_main_passes_the_command_line(run_seen, tmp_path, capsys):
+    seen = run_seen
     out, data = str(tmp_path / "somewhere"), str(tmp_path)
     assert exp.main(["--quick", "--out", out, "--seed", "7", "--runs", "4",
                      "--mushroom-runs", "2", "--data", data, "--datasets", "vote",
@@ -859,18 +867,11 @@ def test_merge_and_rewrite_refuse_what_they_cannot_combine(tmp_path):
 
 @pytest.mark.mutant
 @pytest.mark.filterwarnings("ignore:.*found in sys.modules:RuntimeWarning")  # runpy, re-run
-def test_command_line_defaults_and_entry_points(monkeypatch, tmp_path, capsys):
+def test_command_line_defaults_and_entry_points(run_seen, monkeypatch, tmp_path, capsys):
     import argparse
     import runpy
     import sys
-    seen = {}
-    notes = tmp_path / "notes.md"
-    notes.write_text("the notes\n")
-
-    def fake_run(**kwargs):
-        seen.update(kwargs)
-        return {"paths": {"notes": str(notes)}}
-    monkeypatch.setattr(_reproduce, "run", fake_run)
+    seen = run_seen
     out = str(tmp_path / "o")
     assert exp.main(["--out", out]) == 0
     assert seen == dict(quick=False, out_dir=os.path.join(out, "incomplete-run"), seed=0,

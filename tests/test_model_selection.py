@@ -410,8 +410,6 @@ def test_search_too_large_for_memory_is_refused_before_allocating(params, n, mon
 def _peak_and_estimate(Estimator, X, y, monkeypatch, **params):
     """(peak bytes numpy allocated during fit, measured by tracemalloc, the estimate fit gave
     ``check_memory``); a first fit outside the measurement compiles and imports."""
-    import tracemalloc
-
     from fastelm.model_selection import _elm_cv
 
     estimates = []
@@ -419,14 +417,19 @@ def _peak_and_estimate(Estimator, X, y, monkeypatch, **params):
     monkeypatch.setattr(_elm_cv, "check_memory",
                         lambda nbytes, *args: (estimates.append(nbytes), check(nbytes, *args)))
     Estimator(random_state=0, **params).fit(X, y)
-    model = Estimator(random_state=0, **params)
+    return _fit_peak(Estimator(random_state=0, **params), X, y), estimates[-1]
+
+
+def _fit_peak(model, X, y):
+    """The peak bytes (numpy reports its buffers to tracemalloc) of ``model.fit(X, y)``."""
+    import tracemalloc
+
     tracemalloc.start()
     try:
         model.fit(X, y)
-        _, peak = tracemalloc.get_traced_memory()
+        return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    return peak, estimates[-1]
 
 
 MEMORY_SHAPES = {  # (n, d, classes (0: regressor), params); 5-fold unless cv is given
@@ -549,17 +552,10 @@ def test_wide_inputs_never_allocate_a_width_squared_array(Estimator, params):
     """60 rows, 3000 inputs with direct links: readout width p ≥ 3000. One p×p float64 array is
     72 MB; the dual form needs O(n² + n·p) ≈ a few MB. numpy reports its buffers to
     tracemalloc, so the peak bounds every array the fit allocates."""
-    import tracemalloc
-
     X, y = wide_data()
     model = Estimator(direct_links=True, cv=5, random_state=0, **params)
     model.fit(X[:30], y[:30])  # compile and import outside the measurement
-    tracemalloc.start()
-    try:
-        model.fit(X, y)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    peak = _fit_peak(model, X, y)
     p = X.shape[1]
     assert peak < p * p * 8 / 4, f"peak {peak / 1e6:.1f} MB"
     assert model.direct_links_
