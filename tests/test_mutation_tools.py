@@ -341,9 +341,9 @@ def test_pending_diffs_plant_each_mutant_in_memory_and_show_its_lines(run, tmp_p
         pending = {item.job_id for item in db.pending_work_items}
         surviving = {item.job_id for item, result in db.completed_work_items
                      if result.test_outcome == session_record.TestOutcome.SURVIVED}
-    blocks = list(pending_diffs.mutant_blocks(run))
+    blocks = list(pending_diffs.mutant_blocks(run, root=tmp_path))
     assert {job for job, *_ in blocks} == pending and len(blocks) == len(pending)
-    assert {job for job, *_ in pending_diffs.mutant_blocks(run, surviving=True)} == surviving
+    assert {job for job, *_ in pending_diffs.mutant_blocks(run, True, tmp_path)} == surviving
     b_lines = [lines for _, module, *_, lines in blocks if module == "pkg/b.py"]
     assert b_lines and all(len(lines) == 2 and lines[0] == "-2     return a * 2 < 5"
                            and lines[1].startswith("+2     return a ") for lines in b_lines)
