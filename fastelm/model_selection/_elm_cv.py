@@ -410,6 +410,12 @@ def _squared_norm(X, fmap):
     return total
 
 
+def _inputs_bytes(n, d, L, s, m):
+    """(8 + s)(d + 1)L + s·n·d + 8·n·m: the unit draw (float64), W and b in the layer's itemsize
+    s, X in it and the float64 targets T (m columns)."""
+    return (8 + s) * (d + 1) * float(L) + s * float(n) * d + 8.0 * float(n) * m
+
+
 def _hat_bytes(n, d, L, dtype, widths, n_scales=1, n_links=1, m=1, kind="loo", n_alphas=23):
     """The arrays alive at the peak of a cv='loo'/'gcv' ELM fit, in bytes (s the layer's
     itemsize, S·Λ passes of S weight scales and Λ link settings, P₀ the widest width ≤ n, P
@@ -440,7 +446,7 @@ def _hat_bytes(n, d, L, dtype, widths, n_scales=1, n_links=1, m=1, kind="loo", n
     n = float(n)
     P = max(widths)
     primal = max([p for p in widths if p <= n], default=0)
-    total = (8 + s) * (d + 1) * float(L) + s * n * d + 8.0 * n * m
+    total = _inputs_bytes(n, d, L, s, m)
     passes = n_scales * (2 if n_links > 1 and P > n else 1)
     total += 8.0 * float(primal) ** 2 * passes + 16.0 * n * m * n_alphas
     if kind != "gcv" or P > n:
@@ -482,7 +488,7 @@ def _cv_bytes(n, d, L, dtype, widths, n_train, n_folds, n_scales=1, n_links=1, m
     n, F = float(n), float(n_folds)
     primal = max([p for p in widths if p <= n], default=0)
     top = max(widths)
-    total = (8 + s) * (d + 1) * float(L) + s * n * d + 8.0 * n * m
+    total = _inputs_bytes(n, d, L, s, m)
     if primal:
         total += (8.0 * float(primal) ** 2 * (2 * F + n_scales * n_links + 6)
                   + s * min(n, BLOCK_ROWS) * (primal + m))
