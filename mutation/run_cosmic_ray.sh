@@ -85,8 +85,8 @@ for name in "$@"; do
     fresh=0
     if [ "$resume" = 1 ] && [ -f "$copy/session.sqlite" ] && { [ "$rerun" = 1 ] \
         || ! python "$root/mutation/session_record.py" verify "$copy/session.sqlite" --root "$root"; }; then
-        # the repository's module is no longer the session's: the session's record (its pinned
-        # hashes) into a fresh session, which runs the changed module's mutants again
+        # the repository's module is no longer the session's, or its survivors are to run again
+        # on today's tests: the session's record (its pinned hashes) into a fresh session
         recording=1
         record
         recording=0

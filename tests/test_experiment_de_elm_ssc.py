@@ -478,22 +478,24 @@ def test_split_rows_are_the_stratified_draws_of_the_protocol():
     The class of 7 has an odd D (3 rows: V takes round(1.5) = 2) and 5 training rows (V takes
     round(1.5) = 2 of them in Table 5's split), where round(f·n) ≠ n − round((1 − f)·n)."""
     y = np.repeat([2, 0, 1], [9, 13, 7])[np.random.default_rng(5).permutation(29)]
-    L, V, U, test = exp.split(y, np.random.default_rng(11))
-    rng = np.random.default_rng(11)
-    e_test, train = _strata(rng, np.arange(29), y, 0.25)
-    D, e_U = _strata(rng, train, y, 0.6)
-    e_V, e_L = _strata(rng, D, y, 0.5)
-    for got, want in zip((L, V, U, test), (e_L, e_V, e_U, e_test)):
-        assert got.tolist() == want.tolist()
-    assert [len(part) for part in (L, V, U, test)] == [6, 7, 9, 7]
-    L, V, U, test = exp.split(y, np.random.default_rng(12), share=0.8)
-    rng = np.random.default_rng(12)
-    e_test, train = _strata(rng, np.arange(29), y, 0.25)
-    e_V, LU = _strata(rng, train, y, 0.3)
-    e_L, e_U = _strata(rng, LU, y, 0.8)
-    for got, want in zip((L, V, U, test), (e_L, e_V, e_U, e_test)):
-        assert got.tolist() == want.tolist()
-    assert [len(part) for part in (L, V, U, test)] == [12, 7, 3, 7]
+
+    def main_split(rng, train):  # D 60% of training, halved into V and L; the rest U
+        D, U = _strata(rng, train, y, 0.6)
+        return (*_strata(rng, D, y, 0.5)[::-1], U)
+
+    def table5(rng, train):  # V 30% of training, L a share 0.8 of the rest
+        V, LU = _strata(rng, train, y, 0.3)
+        L, U = _strata(rng, LU, y, 0.8)
+        return L, V, U
+
+    for seed, share, rows, lengths in ((11, None, main_split, [6, 7, 9, 7]),
+                                       (12, 0.8, table5, [12, 7, 3, 7])):
+        L, V, U, test = exp.split(y, np.random.default_rng(seed), share=share)
+        rng = np.random.default_rng(seed)
+        e_test, train = _strata(rng, np.arange(29), y, 0.25)
+        for got, want in zip((L, V, U, test), (*rows(rng, train), e_test)):
+            assert got.tolist() == want.tolist()
+        assert [len(part) for part in (L, V, U, test)] == lengths
     # a class of one row: no test row (round(0.25) = 0), in D (round(0.6) = 1), not in V
     # (round(0.5) = 0): it is labelled
     L, V, U, test = exp.split(np.array([0, 0, 0, 0, 1]), np.random.default_rng(0))
