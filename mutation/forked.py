@@ -249,7 +249,56 @@ def covering_tests(path: str) -> list[str]:
                 tests.update(contexts)
                 for test in fixtures.get(str(statement_line), []):
                     tests.update(by_file[test.split("::")[0]])
-    return sorted(tests) if changed else []
+    return _fastest_first(tests, record.get("durations", {})) if changed else []
+
+
+def _fastest_first(tests: set[str], durations: dict[str, float]) -> list[str]:
+    """`tests` file by file (a module-scoped fixture is set up once), each file's fastest first:
+    under pytest's -x a mutant is killed by the first failing test, so the cheap ones go first
+    (a map without durations: by name)."""
+    return sorted(tests, key=lambda test: (test.split("::")[0], durations.get(test, 0.0), test))
+
+
+def _durations(output: str) -> dict[str, float]:
+    """Each test's setup, call and teardown seconds added up, from the table pytest's
+    ``--durations=0 --durations-min=0`` prints."""
+    seconds: dict[str, float] = {}
+    for value, test in re.findall(r"(?m)^([0-9.]+)s (?:setup|call|teardown) +(\S.*?)\s*$",
+                                  output):
+        seconds[test] = seconds.get(test, 0.0) + float(value)
+    return seconds
+
+
+def _timed_pytest(limit: str, arguments: list[str], env: dict) -> tuple[int, dict[str, float]]:
+    """pytest with `arguments` (its output passed on): its exit code and each test's seconds."""
+    done = subprocess.run(["bash", "-c", limit + 'exec python -m pytest "$@"', "pytest",
+                           "--durations=0", "--durations-min=0"] + arguments,
+                          env=env, stdout=subprocess.PIPE, text=True)
+    sys.stdout.write(done.stdout)
+    sys.stdout.flush()
+    return done.returncode, _durations(done.stdout)
+
+
+def times(config_path: str, out: str) -> int:
+    """Add each test's seconds (one run of the configuration's tests, no coverage) to the map
+    `cover` wrote before it recorded them."""
+    import tomllib
+
+    with open(config_path, "rb") as handle:
+        config = tomllib.load(handle)["cosmic-ray"]
+    items, cpu, words = parse(config["test-command"])
+    env = dict(os.environ)
+    env.update(item.split("=", 1) for item in items)
+    code, seconds = _timed_pytest(f"ulimit -t {cpu}; " if cpu else "", words, env)
+    if code != 0:
+        return code
+    with open(out) as handle:
+        record = json.load(handle)
+    record["durations"] = seconds
+    with open(out, "w") as handle:
+        json.dump(record, handle)
+    print(f"forked: {len(seconds)} tests' seconds added to {out}")
+    return 0
 
 
 def cover(config_path: str, out: str) -> int:
@@ -270,13 +319,12 @@ def cover(config_path: str, out: str) -> int:
                    for path in (module.rglob("*.py") if module.is_dir() else [module]))
     limit = f"ulimit -t {4 * cpu}; " if cpu else ""  # coverage's tracing: ~2-4 × slower
     arguments = ["--cov=fastelm", "--cov-context=test", "--cov-report="] + words
-    done = subprocess.run(["bash", "-c", limit + 'exec python -m pytest "$@"', "pytest"]
-                          + arguments, env=env)
-    if done.returncode != 0:
-        return done.returncode
+    code, seconds = _timed_pytest(limit, arguments, env)
+    if code != 0:
+        return code
     data = coverage.CoverageData(".coverage.forked")
     data.read()
-    record: dict = {"lines": {}, "fixtures": {}, "pristine": {}}
+    record: dict = {"lines": {}, "fixtures": {}, "pristine": {}, "durations": seconds}
     for measured in data.measured_files():
         name = os.path.relpath(measured)
         if name not in files:
@@ -361,6 +409,9 @@ def main(argv: list[str] | None = None) -> int:
     cover_parser = commands.add_parser("cover", help="map each line to the tests that ran it")
     cover_parser.add_argument("config")
     cover_parser.add_argument("out")
+    times_parser = commands.add_parser("times", help="add each test's seconds to a map")
+    times_parser.add_argument("config")
+    times_parser.add_argument("map")
     rewrite_parser = commands.add_parser("rewrite", help="print the run command for a config")
     rewrite_parser.add_argument("config")
     rewrite_parser.add_argument("socket")
@@ -383,6 +434,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if options.command == "cover":
         return cover(options.config, options.out)
+    if options.command == "times":
+        return times(options.config, options.map)
     return run(options.socket, options.cpu, options.env, options.args + pytest_args,
                options.coverage, options.covering_only)
 

@@ -17,6 +17,8 @@
 # test command as written. --coverage first maps each line of the module to the tests that
 # execute it (one run under coverage, each test its own context) and runs a mutant's covering
 # tests first: when they fail the mutant is killed, otherwise the full selection decides.
+# The covering tests run file by file, each file's fastest first (their seconds, measured in the
+# coverage run, are in the map), so that -x stops a killed mutant's run early.
 # --covering-only lets the covering tests decide (a test that never executes the changed
 # statement cannot tell the mutant from the original); a statement run at import or by no test
 # still goes to the full selection.
@@ -130,6 +132,11 @@ for name in "$@"; do
                 || { echo "$name: the coverage run failed (see $copy/coverage.txt)"; kill "$server"; continue; }
         fi
         [ "$coverage" = 1 ] && map="$copy/coverage-map.json"
+        # a map made before tests' seconds were recorded gets them (covering tests run fastest first)
+        if [ "$coverage" = 1 ] && ! grep -qs '"durations"' "$map"; then
+            nice -n 15 python mutation/forked.py times "$root/$config" "$map" > times.txt 2>&1 \
+                || { echo "$name: the timing run failed (see $copy/times.txt)"; kill "$server"; continue; }
+        fi
         python - "$root/$config" "$config" "$socket" "$map" "$covering" <<'PY'
 import json, re, sys
 sys.path.insert(0, "mutation")

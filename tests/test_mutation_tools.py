@@ -108,6 +108,23 @@ def test_a_statement_a_fixture_ran_brings_every_test_of_its_file(tmp_path, monke
                                                  "tests/u.py::d"]
 
 
+def test_covering_tests_run_file_by_file_the_fastest_first(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    tests = ["tests/u.py::c", "tests/t.py::a", "tests/t.py::b[1 2]", "tests/u.py::d"]
+    module = _map(tmp_path, {"8": tests}, tests=tests)
+    record = json.loads((tmp_path / "map.json").read_text())
+    record["durations"] = forked._durations(
+        "== slowest durations ==\n2.50s call     tests/t.py::a\n0.30s setup    tests/t.py::a\n"
+        "0.70s call     tests/t.py::b[1 2]\n0.01s teardown tests/u.py::d\n"
+        "1.00s call     tests/u.py::c\n2 passed in 4.5s\n")
+    assert record["durations"] == {"tests/t.py::a": 2.8, "tests/t.py::b[1 2]": 0.7,
+                                   "tests/u.py::c": 1.0, "tests/u.py::d": 0.01}
+    (tmp_path / "map.json").write_text(json.dumps(record))
+    module.write_text(SOURCE.replace("x > LIMIT", "x >= LIMIT"))
+    assert forked.covering_tests("map.json") == ["tests/t.py::b[1 2]", "tests/t.py::a",
+                                                 "tests/u.py::d", "tests/u.py::c"]
+
+
 @pytest.mark.parametrize("covering_only, covering_code, asked", [
     (False, 1, 1), (False, 0, 2), (True, 0, 1), (True, 1, 1), (True, 5, 2)])
 def test_the_covering_tests_decide_a_failure_and_with_covering_only_a_pass(
