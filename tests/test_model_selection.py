@@ -1598,14 +1598,23 @@ def test_search_memory_estimates_are_their_documented_formulas():
     default layer halves by) equal their docstrings' formulas in each branch: primal only,
     a dual width below and above n, float32 and float64, 'loo' and 'gcv', one and two link
     settings, the border's penalty groups smaller than the penalties (n = 10⁶, not
-    allocated), the kernel's column block narrower than the widest width."""
+    allocated), the kernel's column block narrower than the widest width; and at the
+    brackets' edges: a width equal to n (primal: P₀ = n, not among the K kept kernels, no
+    dual term when it is the widest) or to n_t (no dual term), every width dual (P₀ = 0),
+    one link setting with dual widths (one pass per scale), penalty groups of 10 of 23
+    (n = 65536: 32 MiB // (8·n·6)), the kernel's growth the largest dual term (wide
+    inputs: a column block of every width)."""
     from fastelm._gram import _column_block
     from fastelm.model_selection._elm_cv import _cv_bytes, _hat_bytes
 
     cases = [(50, 3, 70, 4, [10, 40], 45, 5, 2, 2, 3),  # primal only
              (50, 3, 70, 8, [10, 40, 44], 40, 5, 1, 1, 2),  # dual below n
              (50, 3, 70, 4, [10, 40, 73], 40, 5, 2, 2, 3),  # dual above n
-             (10**6, 5, 900, 4, [300, 2 * 10**6], 8 * 10**5, 5, 1, 2, 1)]  # column blocks
+             (10**6, 5, 900, 4, [300, 2 * 10**6], 8 * 10**5, 5, 1, 2, 1),  # column blocks
+             (50, 3, 70, 4, [10, 20, 50], 25, 2, 2, 1, 1),  # P = n, dual in the splits
+             (50, 3, 70, 8, [10, 40], 40, 5, 1, 1, 2),  # P = n_t: primal in every split
+             (30, 100, 50, 8, [110, 150], 24, 5, 1, 2, 2),  # every width dual
+             (50, 3000, 70, 4, [10, 3000], 40, 5, 1, 2, 1)]  # wide: the kernel's growth
     for n, d, L, s, widths, n_t, F, S, links, m in cases:
         dtype = np.float32 if s == 4 else np.float64
         c = min(max(widths), _column_block(n, s, None))
@@ -1617,7 +1626,12 @@ def test_search_memory_estimates_are_their_documented_formulas():
             (50, 3, 70, 4, [10, 40], 2, 2, 3, "gcv", 7),  # float32 rows
             (50, 3, 70, 8, [10, 40], 2, 2, 3, "loo", 23),
             (50, 3, 70, 4, [10, 40, 73, 90], 2, 2, 3, "gcv", 7),  # dual widths
-            (10**6, 5, 900, 8, [300], 1, 2, 1, "loo", 23)]:  # groups of one penalty
+            (10**6, 5, 900, 8, [300], 1, 2, 1, "loo", 23),  # groups of one penalty
+            (65536, 5, 900, 8, [300], 1, 2, 1, "loo", 23),  # groups of 10 penalties
+            (50, 3, 70, 8, [10, 50], 2, 2, 1, "gcv", 5),  # P = n: the sums alone
+            (50, 3, 70, 8, [20, 50, 73], 1, 2, 2, "gcv", 5),  # P > n, a width = n
+            (50, 3, 70, 4, [10, 40, 73], 2, 1, 3, "loo", 7),  # one link setting, dual
+            (30, 5, 200, 8, [60, 120], 2, 1, 2, "loo", 23)]:  # every width dual
         dtype = np.float32 if s == 4 else np.float64
         assert _hat_bytes(n, d, L, dtype, widths, S, links, m, kind, a) == pytest.approx(
             _hat_bytes_doc(n, d, L, s, widths, S, links, m, kind, a), rel=1e-12)
