@@ -167,9 +167,12 @@ def bordered_hat_scores(spectrum, T, X, alphas, kind):
 
 
 def bordered_pays(n, r, d, n_alphas):
-    """Whether ``bordered_hat_scores`` (≈ 2·n·r·d flops per penalty) costs less than a second
-    decomposition of the (r + d)-wide form (an eigh: ≈ 5 (r + d)³, measured)."""
-    return 2.0 * n * r * d * n_alphas < 5.0 * float(r + d) ** 3
+    """Whether ``bordered_hat_scores`` (≈ 2·n·r·d flops per penalty, and the d×d inverse of S:
+    ≈ d³) costs less than a second decomposition of the (r + d)-wide form (an eigh: ≈ 5 q³,
+    measured, of its Gram block, q = r + d, or of its n×n kernel when wider than the rows:
+    q = min(n, r + d)). Wide inputs (d ≥ 2n) therefore never take the border, whose d×d
+    arrays per penalty would outgrow the kernel's n×n."""
+    return (2.0 * n * r * d + float(d) ** 3) * n_alphas < 5.0 * float(min(n, r + d)) ** 3
 
 
 def _hat_score(T, fitted, leverage, kind):

@@ -8,8 +8,8 @@ from sklearn.datasets import make_classification, make_regression
 from fastelm import ELMClassifier, ELMRegressor
 from fastelm import _hat as hat
 from fastelm._gram import gram_sums
-from fastelm._hat import (bordered_gcv_sums_scores, bordered_hat_scores, gcv_dual_penalty,
-                          gcv_scores, gcv_sums_penalty, gcv_sums_scores, hat_spectrum,
+from fastelm._hat import (bordered_gcv_sums_scores, bordered_hat_scores, bordered_pays,
+                          gcv_dual_penalty, gcv_scores, gcv_sums_penalty, gcv_sums_scores, hat_spectrum,
                           scaled_grid, tridiagonal_gcv)
 from fastelm._hidden import HiddenMap, random_weights
 
@@ -100,6 +100,17 @@ def test_bordered_hat_scores_equal_the_definitions_with_and_without_links(n, k, 
         linked, unlinked = bordered_hat_scores(hat_spectrum(H, T), T, X, alphas, kind)
         np.testing.assert_allclose(linked, [explicit(A, T, a) for a in alphas], rtol=1e-8)
         np.testing.assert_allclose(unlinked, [explicit(H, T, a) for a in alphas], rtol=1e-8)
+
+
+def test_bordered_pays_for_few_inputs_never_for_inputs_twice_the_rows():
+    """The border of H's spectrum by d inputs pays for few inputs beside a wide H, and never
+    for d ≥ 2n inputs: [X | H] then takes its n×n kernel (an eigh of order n), below one d×d
+    inverse of the border per penalty (its d×d arrays would be (d/n)² the kernel's)."""
+    assert bordered_pays(200, 150, 5, 23) and bordered_pays(1000, 800, 30, 23)
+    for n in (10, 60, 1000):
+        for r in {1, n // 2, n}:
+            for a in (1, 23):
+                assert not any(bordered_pays(n, r, d, a) for d in (2 * n, 50 * n)), (n, r, a)
 
 
 def test_tridiagonal_gcv_solves_an_indefinite_shifted_matrix_by_pivoting():
