@@ -1563,6 +1563,32 @@ def test_bls_cv_on_dask_inputs_with_few_rows_gathers_them_for_the_dual_form(shar
                                rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.mutant
+def test_squared_norm_reads_column_blocks_of_the_rows_never_the_whole_inputs():
+    """``_squared_norm`` (the default penalties' tr(AᵀA) when the widest width is dual) reads A
+    in the kernel's column blocks (64 MiB of the n rows, as ``_cv_bytes`` counts them), never
+    whole: 32768 rows of one input and 1024 columns are 4 blocks of 256 (planted: blocks
+    sized by the d = 1 inputs' width, one block of 256 MiB); the norm sums every block."""
+    from fastelm._gram import BLOCK_BYTES
+    from fastelm.model_selection._elm_cv import _squared_norm
+
+    class Columns:  # a feature map whose block [start, stop) is the row of its column indices
+        dtype, width = np.float64, 1024
+
+        def __init__(self):
+            self.blocks = []
+
+        def columns(self, X, start, stop):
+            self.blocks.append((start, stop))
+            return np.arange(start, stop, dtype=np.float64)[None, :]
+
+    X, fmap = np.empty((32768, 1)), Columns()
+    assert _squared_norm(X, fmap) == float(np.sum(np.arange(1024.0) ** 2))
+    starts, stops = zip(*fmap.blocks)
+    assert starts[0] == 0 and stops[-1] == 1024 and list(starts[1:]) == list(stops[:-1])
+    assert max(b - a for a, b in fmap.blocks) * len(X) * 8 <= BLOCK_BYTES
+
+
 def _cv_bytes_doc(n, d, L, s, widths, n_t, F, S, links, m, c):
     """``_cv_bytes``' docstring formula, term by term (c: the kernel's column block)."""
     P0, P = max([p for p in widths if p <= n], default=0), max(widths)
