@@ -132,7 +132,11 @@ def scale_weights(W, scale, dtype):
     -------
     ndarray of shape (d, L)
     """
-    return np.ascontiguousarray(W * scale, dtype=dtype)
+    # s·W computed in float64 and rounded into the C-ordered result, element by element: the
+    # values of (W * s).astype(dtype) without its float64 (or, W transposed, F-ordered) copy
+    out = np.empty(W.shape, dtype=dtype)
+    np.multiply(W, scale, out=out, casting="same_kind")
+    return out
 
 
 def check_weight_scale(weight_scale, n_features):

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from fastelm._hidden import (ACTIVATIONS, check_activation, check_dtype, check_generator,
-                             check_weight_scale, hidden_layer, random_weights)
+                             check_weight_scale, hidden_layer, random_weights, scale_weights)
 from fastelm._kernels.hidden import activate_rows, add_bias_activate, add_bias_activate_serial
 
 REFERENCE = {
@@ -167,3 +167,26 @@ def test_prefix_property_holds_with_a_scale():
     Wk, bk = random_weights(np.random.default_rng(2), 5, 12, np.float64, 0.3)
     np.testing.assert_array_equal(W[:, :12], Wk)
     np.testing.assert_array_equal(b[:12], bk)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_scale_weights_rounds_the_float64_product_into_its_result_alone(dtype):
+    """s·W of a float64 unit draw (the transposed node rows of ``random_weights``, or the
+    C-ordered unit of the CV searches) equals (W·s).astype(dtype) bit for bit, C-ordered,
+    and allocates only its result: no float64 product beside it (a wide layer, 3000 inputs ×
+    200 nodes, held three float64 copies of the draw at once)."""
+    import tracemalloc
+
+    nodes = np.random.default_rng(0).uniform(-1.0, 1.0, size=(200, 3001))
+    for W in (nodes[:, :3000].T, np.ascontiguousarray(nodes[:, :3000].T)):
+        for scale in (1 / np.sqrt(3000), 2.5):
+            tracemalloc.start()
+            try:
+                scaled = scale_weights(W, scale, dtype)
+                peak = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+            expected = (W * scale).astype(dtype)
+            assert scaled.dtype == dtype and scaled.flags.c_contiguous
+            assert np.array_equal(scaled, expected)  # the same rounding of the same product
+            assert peak < 1.1 * scaled.nbytes, (peak, scaled.nbytes)

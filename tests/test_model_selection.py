@@ -452,6 +452,7 @@ MEMORY_SHAPES = {  # (n, d, classes (0: regressor), params); 5-fold unless cv is
                                         weight_scale=[0.5, 2.0])),
     "default-cv-f32": (400, 5, 0, dict(hidden_sizes=[40, 300], cv=None, alphas=None,
                                        dtype="float32")),
+    "wide-links-f32": (60, 3000, 0, dict(hidden_sizes=[10, 200], dtype="float32")),
 }
 
 
