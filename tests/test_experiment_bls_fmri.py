@@ -80,6 +80,28 @@ def _blobs(n=60, d=10, shift=2.0, seed=0):
     return X, y
 
 
+@pytest.mark.mutant
+def test_run_splits_shows_its_progress_bar_unless_told_not_to(capsys):
+    pytest.importorskip("tqdm")
+    X, y = _blobs(n=20, d=4)
+    splits = exp.cv_splits(y, None, 2, 1, 0)
+    models = {"KNN": KNeighborsClassifier(3)}
+    for kw, shown in (({}, True), (dict(progress=False), False)):
+        exp.run_splits(exp.FoldFeatures(matrices={"m": X}), ["m"], y, models, splits,
+                       warm_up=False, desc="splits of m", **kw)
+        assert ("splits of m" in capsys.readouterr().err) is shown
+
+
+@pytest.mark.mutant
+def test_subject_matrix_refuses_an_unknown_kind():
+    rng = np.random.default_rng(0)
+    features = exp.FoldFeatures([rng.standard_normal((30, 4)) for _ in range(5)])
+    for kind in ("bogus", "Connectivity"):  # both sort before 'connectivity'
+        with pytest.raises(ValueError, match=kind):
+            features.subject_matrix(kind)
+    assert features.matrices == {}
+
+
 def test_evaluate_records_are_complete_and_deterministic():
     X, y = _blobs()
     kw = dict(n_splits=3, n_repeats=2, progress=False, threads=1)
