@@ -1667,3 +1667,195 @@ def test_search_memory_estimates_are_their_documented_formulas():
         dtype = np.float32 if s == 4 else np.float64
         assert _hat_bytes(n, d, L, dtype, widths, S, links, m, kind, a) == pytest.approx(
             _hat_bytes_doc(n, d, L, s, widths, S, links, m, kind, a), rel=1e-12)
+
+
+# --------------------------------------------------------------------------- BLS CV, read ahead
+# (mutation/RESULTS.md, "_bls_cv read ahead (fifth session)")
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("shared_layer", [False, True])
+@pytest.mark.parametrize("scoring, seed", [(None, 0), ("accuracy", 0), (None, "generator")])
+def test_bls_cv_on_dask_inputs_with_rows_for_the_primal_form_equals_in_memory(shared_layer,
+                                                                              scoring, seed,
+                                                                              monkeypatch):
+    """90 Dask rows in chunks of 40, 3 folds of 60 training rows, 6 + 24 nodes (+ 8 direct
+    links): the primal form on the workers (sums per split or of the shared layer; an int
+    random_state draws the same layers with and without the links, so the setting without
+    them is the trailing block of one pass over the chunks, a Generator draws new layers: a
+    pass each; a scorer's validation rows of I chunk by chunk; ±1 targets), equal to the
+    in-memory search and refit."""
+    da = pytest.importorskip("dask.array")
+    from fastelm.dask import DaskRows
+
+    passes, split_gram_sums = [], DaskRows.split_gram_sums
+
+    def counted(self, *args, **kwargs):
+        passes.append(len(passes))
+        return split_gram_sums(self, *args, **kwargs)
+
+    monkeypatch.setattr(DaskRows, "split_gram_sums", counted)
+    X, y = classification_data(n=90, classes=3)
+    params = dict(n_windows=2, nodes_per_window=3, n_enhancement=24, regs=[1e-2, 1.0, 100.0],
+                  cv=KFold(3, shuffle=True, random_state=0), direct_links=[False, True],
+                  preprocessing="reference", scoring=scoring, shared_layer=shared_layer)
+
+    def state():
+        return np.random.default_rng(5) if seed == "generator" else seed
+
+    memory = BLSClassifierCV(random_state=state(), **params).fit(X, y)
+    ours = BLSClassifierCV(random_state=state(), **params).fit(
+        da.from_array(X, chunks=(40, 8)), da.from_array(y, chunks=40))
+    assert ours.cv_results_["params"] == memory.cv_results_["params"]
+    for k in range(3):
+        np.testing.assert_allclose(ours.cv_results_[f"split{k}_test_score"],
+                                   memory.cv_results_[f"split{k}_test_score"], rtol=RTOL)
+    assert len(passes) == (not shared_layer) * (1 + (seed == "generator"))
+    assert (ours.reg_, ours.direct_links_) == (memory.reg_, memory.direct_links_)
+    np.testing.assert_allclose(ours.decision_function(X), memory.decision_function(X),
+                               rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("direct_links", [False, True])
+@pytest.mark.parametrize("extra, gathered", [(-1, False), (0, False), (1, True)])
+def test_bls_cv_on_dask_inputs_gathers_the_rows_only_below_the_nodes(direct_links, extra,
+                                                                     gathered, monkeypatch):
+    """60 Dask rows in 3 folds of 40 training rows, 39, 40 or 41 nodes (6 + n_enhancement,
+    + 8 with the direct links): the rows are gathered (the dual form in memory) only when a
+    split's training rows are fewer than the nodes; the search equals the in-memory one."""
+    da = pytest.importorskip("dask.array")
+    from fastelm.dask import DaskRows
+
+    calls, gather = [], DaskRows.gather
+
+    def counted(self, coding):
+        calls.append(len(calls))
+        return gather(self, coding)
+
+    monkeypatch.setattr(DaskRows, "gather", counted)
+    X, y = regression_data(n=60, d=8)
+    params = dict(n_windows=2, nodes_per_window=3, n_enhancement=34 + extra - 8 * direct_links,
+                  regs=[1e-2, 1.0], cv=3, direct_links=direct_links, random_state=0)
+    memory = BLSRegressorCV(**params).fit(X, y)
+    ours = BLSRegressorCV(**params).fit(da.from_array(X, chunks=(25, 8)),
+                                        da.from_array(y, chunks=25))
+    assert len(calls) == gathered
+    np.testing.assert_allclose(ours.cv_results_["mean_test_score"],
+                               memory.cv_results_["mean_test_score"], rtol=RTOL)
+    assert ours.reg_ == memory.reg_
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("n_enhancement, dask", [(20, False), (100, False), (20, True)])
+@pytest.mark.parametrize("shared_layer", [False, True])
+def test_bls_cv_trusts_every_cholesky_factor_as_the_bls_readout_does(n_enhancement, dask,
+                                                                     shared_layer):
+    """A rank-deficient I (an input column repeated, with the direct links; every row twice)
+    at C = 1e-12·s: Cholesky succeeds but the condition estimate is below spd_solve's
+    minimum (it warns and pseudo-solves). The BLS readout trusts the factor, and so does
+    every split's solve of the search (40 training rows, 31 or 111 nodes: primal or dual; on
+    Dask rows, primal): no LinAlgWarning."""
+    from fastelm._ridge import spd_solve
+
+    X, y = regression_data(n=40, d=4)
+    X, y = np.tile(np.c_[X, X[:, :1]], (2, 1)), np.r_[y, y]
+    params = dict(n_windows=2, nodes_per_window=3, n_enhancement=n_enhancement,
+                  direct_links=True, random_state=0)
+    I = BLSRegressor(**params).fit(X, y).broad_features(X)
+    reg = 1e-12 * np.sum(I ** 2) / min(I.shape)
+    A = I.T @ I if I.shape[1] <= len(X) else I @ I.T
+    system = A + reg * np.eye(len(A))
+    assert _linalg_warnings(lambda: spd_solve(system, np.ones((len(A), 1))))[1] == 1
+    assert _linalg_warnings(lambda: BLSRegressor(reg=reg, **params).fit(X, y))[1] == 0
+    if dask:
+        da = pytest.importorskip("dask.array")
+        X, y = da.from_array(X, chunks=(30, 5)), da.from_array(y, chunks=30)
+    ours, warned = _linalg_warnings(lambda: BLSRegressorCV(
+        regs=[reg], cv=KFold(2, shuffle=True, random_state=0), shared_layer=shared_layer,
+        **params).fit(X, y))
+    assert warned == 0 and np.isfinite(ours.best_score_)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("Est, Base", [(BLSRegressorCV, BLSRegressor),
+                                       (BLSClassifierCV, BLSClassifier)])
+def test_bls_cv_defaults_are_the_bls_defaults_with_both_link_settings(Est, Base):
+    """Every parameter shared with the BLS defaults to the BLS's ("As in BLSRegressor");
+    direct_links searches (False, True), one layer per split, penalties and cv by default."""
+    ours, base = Est().get_params(), Base().get_params()
+    assert {k: ours[k] for k in base if k in ours and k != "direct_links"} == {
+        k: base[k] for k in base if k in ours and k != "direct_links"}
+    assert ours["direct_links"] == (False, True)
+    assert (ours["shared_layer"], ours["regs"], ours["cv"], ours["scoring"]) == (
+        False, None, None, None)
+
+
+@pytest.mark.mutant
+def test_bls_cv_reg_is_the_chosen_penalty_and_unset_before_fit():
+    """``reg`` reads ``reg_`` (what the refit and the increments use): an AttributeError
+    before fit (so hasattr is False), the one penalty of a one-point grid after."""
+    model = BLSRegressorCV(n_windows=2, nodes_per_window=3, n_enhancement=10, regs=[0.5],
+                           direct_links=False, cv=3, random_state=0)
+    with pytest.raises(AttributeError, match=r"^reg is chosen by fit \(reg_\)$"):
+        model.reg
+    assert not hasattr(model, "reg")
+    X, y = regression_data(n=60, d=4)
+    assert model.fit(X, y).reg == model.reg_ == 0.5
+    np.testing.assert_allclose(model.predict(X), BLSRegressor(
+        n_windows=2, nodes_per_window=3, n_enhancement=10, reg=0.5, random_state=0).fit(
+        X, y).predict(X), rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("dtype, links", [("float32", [False]), ("float64", [True, False])])
+def test_bls_cv_shared_layer_refit_has_the_gram_state_of_the_bls(dtype, links):
+    """The shared layer's refit is the BLS fitted at the chosen point down to its Gram state:
+    a float32 layer's primal state built as the BLS builds it (not from the search's float64
+    sums); 60 rows and 36 nodes + 30 direct links (chosen: the first point of a tie) the dual
+    state IIᵀ + C·I, though the folds without the links (40 training rows) summed I."""
+    X, y = regression_data(n=60, d=30)
+    params = dict(n_windows=2, nodes_per_window=3, n_enhancement=30, random_state=0,
+                  dtype=dtype)
+    ours = BLSRegressorCV(regs=[1e-2, 1.0], direct_links=links, cv=3, shared_layer=True,
+                          scoring=lambda estimator, X, y: 0.0, **params).fit(X, y)
+    assert ours.direct_links_ is links[0]
+    base = BLSRegressor(reg=ours.reg_, direct_links=links[0], **params).fit(X, y)
+    assert ours.gram_.form == base.gram_.form == ("dual" if links[0] else "primal")
+    K, expected = np.triu(ours.gram_.K), np.triu(base.gram_.K)
+    np.testing.assert_allclose(K, expected, rtol=1e-12, atol=1e-12 * np.abs(expected).max())
+    np.testing.assert_allclose(ours.gram_.rhs, base.gram_.rhs, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.mutant
+def test_bls_cv_shared_layer_with_every_fold_at_the_width():
+    """60 rows in 3 folds of 40 training rows and 6 + 34 = 40 nodes: every fold takes the
+    primal form from the sums of all rows (none has more rows than nodes); with the 4 direct
+    links, 44 nodes: dual. Each score is the explicit solve on the split's rows of I."""
+    X, y = regression_data(n=60, d=4)
+    cv = KFold(3, shuffle=True, random_state=0)
+    folds = list(cv.split(X))
+    params = dict(n_windows=2, nodes_per_window=3, n_enhancement=34, random_state=2)
+    ours = BLSRegressorCV(regs=[1e-3, 1e-1, 10.0], cv=cv, direct_links=[False, True],
+                          shared_layer=True, **params).fit(X, y)
+    expected = shared_layer_scores(BLSRegressor, X, y, params, ours.cv_results_["params"],
+                                   folds, _neg_mse)
+    got = np.array([ours.cv_results_[f"split{k}_test_score"] for k in range(3)]).T
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("shared_layer, n_enhancement", [(False, 20), (False, 60), (True, 20)])
+def test_bls_cv_default_penalties_from_the_first_split_or_every_row(shared_layer,
+                                                                    n_enhancement):
+    """regs=None: C = s·10^k, k = −8, −7.5, …, 3, s = tr(IᵀI) / min(n, P) of I = [X' | Z | E]
+    (the direct links searched) of the first split's 40 training rows (6 + 20 + 4 = 30
+    columns: primal; 70: dual), or with shared_layer=True of every row."""
+    X, y = regression_data(n=60, d=4)
+    cv = KFold(3, shuffle=True, random_state=0)
+    rows = slice(None) if shared_layer else next(cv.split(X))[0]
+    params = dict(n_windows=2, nodes_per_window=3, n_enhancement=n_enhancement, random_state=0)
+    ours = BLSRegressorCV(cv=cv, shared_layer=shared_layer, **params).fit(X, y)
+    I = BLSRegressor(direct_links=True, **params).fit(X[rows], y[rows]).broad_features(X[rows])
+    np.testing.assert_allclose(ours.regs_, np.sum(I ** 2) / min(I.shape)
+                               * 10.0 ** (np.arange(-16, 7) / 2), rtol=1e-10)
