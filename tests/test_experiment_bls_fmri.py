@@ -93,13 +93,23 @@ def test_run_splits_shows_its_progress_bar_unless_told_not_to(capsys):
 
 
 @pytest.mark.mutant
-def test_subject_matrix_refuses_an_unknown_kind():
+def test_subject_matrix_refuses_an_unknown_kind_and_a_fold_kind():
     rng = np.random.default_rng(0)
     features = exp.FoldFeatures([rng.standard_normal((30, 4)) for _ in range(5)])
-    for kind in ("bogus", "Connectivity"):  # both sort before 'connectivity'
-        with pytest.raises(ValueError, match=kind):
+    # 'bogus' and 'Connectivity' sort before 'connectivity'; a tangent space fitted on every
+    # subject, test subjects too, would leak them into training
+    for kind in ("bogus", "Connectivity", "tangent"):
+        with pytest.raises(ValueError, match=f"'{kind}' is not a per-subject kind"):
             features.subject_matrix(kind)
     assert features.matrices == {}
+
+
+@pytest.mark.mutant
+def test_run_refuses_an_empty_list_of_atlases(tmp_path):
+    for atlas in ([], ()):
+        with pytest.raises(ValueError, match="name at least one atlas"):
+            exp.run(quick=True, out_dir=str(tmp_path / "out"), atlas=atlas, progress=False)
+    assert not (tmp_path / "out").exists()
 
 
 def test_evaluate_records_are_complete_and_deterministic():

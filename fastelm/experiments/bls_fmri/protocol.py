@@ -100,6 +100,9 @@ class FoldFeatures:
     def subject_matrix(self, kind):
         """The per-subject matrix of a SUBJECT_KINDS kind (computed once)."""
         if kind not in self.matrices:
+            if kind not in SUBJECT_KINDS:  # a FOLD_KINDS kind fitted on every subject would leak
+                raise ValueError(f"{kind!r} is not a per-subject kind {SUBJECT_KINDS}; "
+                                 f"{FOLD_KINDS} are fitted on each split: use split()")
             if self.series is None or kind == "timeseries":
                 raise ValueError(f"no {kind!r} features given")
             if kind == "connectivity":

@@ -92,6 +92,8 @@ def run(quick=False, out_dir="results/bls-fmri", seed=0, data_dir=None, progress
     """
     if atlas is not None and not isinstance(atlas, str):  # several atlases: compare, join
         atlas = list(atlas)
+        if not atlas:
+            raise ValueError("atlas=: name at least one atlas (or None to detect it)")
         if len(atlas) > 1:
             if models is not None or features not in (None, ("connectivity",),
                                                        ["connectivity"]):
