@@ -1861,3 +1861,16 @@ def test_bls_cv_default_penalties_from_the_first_split_or_every_row(shared_layer
     I = BLSRegressor(direct_links=True, **params).fit(X[rows], y[rows]).broad_features(X[rows])
     np.testing.assert_allclose(ours.regs_, np.sum(I ** 2) / min(I.shape)
                                * 10.0 ** (np.arange(-16, 7) / 2), rtol=1e-10)
+
+
+@pytest.mark.mutant
+def test_a_single_penalty_below_one_is_a_grid_of_one():
+    # a bare positive number is a grid of one (GRID's open interval from 0)
+    X, y = make_regression(60, 5, noise=1.0, random_state=0)
+    for estimator, name in ((ELMRegressorCV(n_hidden=20, cv=3, random_state=0), "alphas"),
+                            (BLSRegressorCV(n_windows=2, nodes_per_window=3, n_enhancement=20,
+                                            cv=3, random_state=0), "regs")):
+        for value in (0.5, 1e-3):
+            bare = estimator.set_params(**{name: value}).fit(X, y).predict(X)
+            listed = estimator.set_params(**{name: [value]}).fit(X, y).predict(X)
+            np.testing.assert_array_equal(bare, listed)
