@@ -1031,3 +1031,23 @@ def test_blas_limits_of_workers_and_of_this_process(client):
             assert {p["num_threads"] for p in pools if p["user_api"] == "blas"} == {2}
     finally:
         client.run(_limit_worker_blas, 1, os.getpid())
+
+
+@pytest.mark.mutant
+def test_rows_of_unknown_lengths_beside_a_dask_y_chunked_otherwise(sync):
+    # X's or y's row chunks unknown (a boolean mask), the other chunked otherwise: the lengths
+    # are computed before the two are compared, and y is rechunked like X
+    X, Y, _ = _data(n=120, d=4)
+
+    def unknown(a, chunk):
+        rows = da.from_array(a, chunks=(chunk,) + a.shape[1:])
+        masked = rows[da.ones(len(a), dtype=bool, chunks=chunk)]
+        assert np.isnan(masked.shape[0])
+        return masked
+
+    for y in (Y[:, 0], Y):
+        expected = ELMRegressor(n_hidden=8, alpha=1e-2, random_state=0).fit(X, y).predict(X)
+        for rows, targets in ((unknown(X, 25), da.from_array(y, chunks=40)),
+                              (da.from_array(X, chunks=(25, -1)), unknown(y, 40))):
+            fitted = ELMRegressor(n_hidden=8, alpha=1e-2, random_state=0).fit(rows, targets)
+            _close(fitted.predict(X), expected)
