@@ -1874,3 +1874,14 @@ def test_a_single_penalty_below_one_is_a_grid_of_one():
             bare = estimator.set_params(**{name: value}).fit(X, y).predict(X)
             listed = estimator.set_params(**{name: [value]}).fit(X, y).predict(X)
             np.testing.assert_array_equal(bare, listed)
+
+
+@pytest.mark.mutant
+def test_elm_cv_of_one_hidden_node_is_the_elm_of_one_node():
+    # n_hidden=1 is legal, as for ELMRegressor: one width, the penalties searched
+    X, y = make_regression(40, 3, noise=1.0, random_state=0)
+    ours = ELMRegressorCV(n_hidden=1, alphas=[1e-2, 1.0], cv=3, random_state=0).fit(X, y)
+    assert ours.n_hidden_ == 1
+    base = ELMRegressor(n_hidden=1, alpha=ours.alpha_, random_state=0,
+                        direct_links=ours.direct_links_).fit(X, y)
+    np.testing.assert_allclose(ours.predict(X), base.predict(X), rtol=1e-10)
