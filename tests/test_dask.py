@@ -1051,3 +1051,19 @@ def test_rows_of_unknown_lengths_beside_a_dask_y_chunked_otherwise(sync):
                               (da.from_array(X, chunks=(25, -1)), unknown(y, 40))):
             fitted = ELMRegressor(n_hidden=8, alpha=1e-2, random_state=0).fit(rows, targets)
             _close(fitted.predict(X), expected)
+
+
+@pytest.mark.mutant
+def test_a_dask_frame_beside_targets_of_every_other_kind(sync):
+    # X a dask DataFrame, y not one (numpy, a list, pandas, a dask array): rows paired by
+    # position, as the in-memory fit pairs them
+    dd = pytest.importorskip("dask.dataframe")
+    import pandas as pd
+
+    X, Y, _ = _data(n=60, d=3)
+    y = Y[:, 0]
+    frame = dd.from_pandas(pd.DataFrame(X, columns=list("abc")), npartitions=3)
+    expected = ELMRegressor(n_hidden=5, alpha=1e-2, random_state=0).fit(X, y).predict(X)
+    for targets in (y, list(y), pd.Series(y), da.from_array(y, chunks=20)):
+        fitted = ELMRegressor(n_hidden=5, alpha=1e-2, random_state=0).fit(frame, targets)
+        _close(fitted.predict(X), expected)
