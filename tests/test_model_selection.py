@@ -1885,3 +1885,18 @@ def test_elm_cv_of_one_hidden_node_is_the_elm_of_one_node():
     base = ELMRegressor(n_hidden=1, alpha=ours.alpha_, random_state=0,
                         direct_links=ours.direct_links_).fit(X, y)
     np.testing.assert_allclose(ours.predict(X), base.predict(X), rtol=1e-10)
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("link", [False, True])
+def test_default_penalties_when_every_width_is_dual(link):
+    # every width wider than the rows (no primal width, no sums): the scale s = tr(AᵀA)/n of
+    # the widest inputs comes from the rows alone
+    X, y = regression_data(n=40, d=3)
+    model = ELMRegressorCV(n_hidden=90, hidden_sizes=[60, 90], direct_links=link, cv=3,
+                           random_state=1).fit(X, y)
+    A = ELMRegressor(n_hidden=90, direct_links=link, random_state=1).fit(
+        X, y)._feature_map().transform(X)
+    np.testing.assert_allclose(model.alphas_, np.sum(A ** 2) / len(X)
+                               * 10.0 ** (np.arange(-16, 7) / 2), rtol=1e-10)
+
