@@ -1035,8 +1035,8 @@ def test_blas_limits_of_workers_and_of_this_process(client):
 
 @pytest.mark.mutant
 def test_rows_of_unknown_lengths_beside_a_dask_y_chunked_otherwise(sync):
-    # X's or y's row chunks unknown (a boolean mask), the other chunked otherwise: the lengths
-    # are computed before the two are compared, and y is rechunked like X
+    # X's or y's row chunks unknown (a boolean mask), the other chunked otherwise or in
+    # memory: the lengths are computed before the two are compared and paired
     X, Y, _ = _data(n=120, d=4)
 
     def unknown(a, chunk):
@@ -1048,7 +1048,8 @@ def test_rows_of_unknown_lengths_beside_a_dask_y_chunked_otherwise(sync):
     for y in (Y[:, 0], Y):
         expected = ELMRegressor(n_hidden=8, alpha=1e-2, random_state=0).fit(X, y).predict(X)
         for rows, targets in ((unknown(X, 25), da.from_array(y, chunks=40)),
-                              (da.from_array(X, chunks=(25, -1)), unknown(y, 40))):
+                              (da.from_array(X, chunks=(25, -1)), unknown(y, 40)),
+                              (X, unknown(y, 40))):  # X in memory, chunked like y
             fitted = ELMRegressor(n_hidden=8, alpha=1e-2, random_state=0).fit(rows, targets)
             _close(fitted.predict(X), expected)
 
