@@ -1900,3 +1900,24 @@ def test_default_penalties_when_every_width_is_dual(link):
     np.testing.assert_allclose(model.alphas_, np.sum(A ** 2) / len(X)
                                * 10.0 ** (np.arange(-16, 7) / 2), rtol=1e-10)
 
+
+
+@pytest.mark.mutant
+@pytest.mark.parametrize("cv", ["gcv", "loo"])
+def test_a_repeated_link_setting_scores_as_that_setting_alone(cv):
+    # direct_links=[True, False, False]: the second pass without links comes after the first
+    # took the link pass's scores, and takes H's sums from the link pass's [X | H] sums only
+    # where they are wide enough (30 rows, 5 inputs: 28 nodes are primal, 33 columns are not)
+    X, y = make_regression(30, 5, noise=1.0, random_state=0)
+    for sizes in ([20, 28], [10, 20]):
+        params = dict(n_hidden=max(sizes), hidden_sizes=sizes, alphas=[1e-2, 1.0], cv=cv,
+                      random_state=0)
+        both = ELMRegressorCV(direct_links=[True, False, False], **params).fit(X, y)
+        alone = ELMRegressorCV(direct_links=False, **params).fit(X, y).cv_results_
+        expected = {(p["alpha"], p["n_hidden"]): score
+                    for p, score in zip(alone["params"], alone["mean_test_score"])}
+        got = [(expected[p["alpha"], p["n_hidden"]], score) for p, score
+               in zip(both.cv_results_["params"], both.cv_results_["mean_test_score"])
+               if not p["direct_links"]]
+        assert len(got) == 2 * len(expected)
+        np.testing.assert_allclose(*zip(*got), rtol=1e-9)
