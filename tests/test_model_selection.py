@@ -1921,3 +1921,26 @@ def test_a_repeated_link_setting_scores_as_that_setting_alone(cv):
                if not p["direct_links"]]
         assert len(got) == 2 * len(expected)
         np.testing.assert_allclose(*zip(*got), rtol=1e-9)
+
+
+@pytest.mark.mutant
+def test_elm_cv_dual_folds_of_a_rank_deficient_layer_equal_grid_search():
+    # a linear layer of 60 nodes on 3 inputs (rank 4) and 20 training rows: the folds' kernels
+    # are singular but for the penalty, which at 1e-12 is below the condition test's margin,
+    # so each fold is solved as the ELM solves it (a pseudo-solve), not by a trusted Cholesky
+    import warnings
+
+    from scipy.linalg import LinAlgWarning
+
+    X, y = make_regression(30, 3, noise=1.0, random_state=0)
+    params = dict(n_hidden=60, activation="linear", random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LinAlgWarning)
+        ours = ELMRegressorCV(hidden_sizes=[60], alphas=[1e-12], direct_links=False, cv=3,
+                              **params).fit(X, y)
+        grid = GridSearchCV(ELMRegressor(**params), {"alpha": [1e-12]}, cv=KFold(3),
+                            scoring="neg_mean_squared_error").fit(X, y)
+    np.testing.assert_allclose(ours.cv_results_["split0_test_score"],
+                               grid.cv_results_["split0_test_score"], rtol=1e-6)
+    np.testing.assert_allclose(ours.cv_results_["mean_test_score"],
+                               grid.cv_results_["mean_test_score"], rtol=1e-6)
