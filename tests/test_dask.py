@@ -1068,3 +1068,27 @@ def test_a_dask_frame_beside_targets_of_every_other_kind(sync):
     for targets in (y, list(y), pd.Series(y), da.from_array(y, chunks=20)):
         fitted = ELMRegressor(n_hidden=5, alpha=1e-2, random_state=0).fit(frame, targets)
         _close(fitted.predict(X), expected)
+
+
+@pytest.mark.mutant
+def test_frames_of_other_partitions_and_unknown_divisions_pair_by_position(sync):
+    # each partition's own index from 0 (as read_csv makes them) and no divisions: the index
+    # says nothing across partitions, so X and y frames of other partitions pair by position
+    dd = pytest.importorskip("dask.dataframe")
+    import pandas as pd
+
+    X, Y, _ = _data(n=60, d=3)
+    y = Y[:, 0]
+    expected = ELMRegressor(n_hidden=5, alpha=1e-2, random_state=0).fit(X, y).predict(X)
+
+    def local(frame, npartitions, known=False):
+        parts = dd.from_pandas(frame, npartitions=npartitions, sort=True)
+        return parts if known else parts.map_partitions(
+            lambda p: p.reset_index(drop=True)).clear_divisions()
+
+    frame, target = pd.DataFrame(X, columns=list("abc")), pd.Series(y, name="y")
+    for X_parts, y_parts, X_known in ((2, 3, False), (3, 2, False), (3, 2, True)):
+        rows, targets = local(frame, X_parts, X_known), local(target, y_parts)
+        assert not targets.known_divisions and rows.known_divisions == X_known
+        fitted = ELMRegressor(n_hidden=5, alpha=1e-2, random_state=0).fit(rows, targets)
+        _close(fitted.predict(X), expected)
