@@ -743,8 +743,8 @@ def test_options_and_tree_fan_in():
 
 @pytest.mark.mutant
 def test_chunks_unlike_their_metadata_are_one_line_errors(sync):
-    """A chunk of X that is 1-D or 3-D, wider than X's metadata, not numeric; a chunk of y
-    shorter or longer than its metadata says: each a one-line ValueError."""
+    """A chunk of X that is 1-D or 3-D, wider or narrower than X's metadata, not numeric; a
+    chunk of y shorter or longer than its metadata says: each a one-line ValueError."""
     X, Y, _ = _data(n=200, d=4)
     y = Y[:, 0]
     cases = [(_lying_chunks(X[:100], X[100:, 0], (100, 4)), y,
@@ -753,6 +753,8 @@ def test_chunks_unlike_their_metadata_are_one_line_errors(sync):
               r"^Expected 2D array, got a chunk with 3 dimensions"),
              (_lying_chunks(X[:100], np.c_[X[100:], X[100:]], (100, 4)), y,
               r"^X has a chunk with 8 columns where its other chunks \(or its metadata\) have 4"),
+             (_lying_chunks(X[:100], X[100:, :3], (100, 4)), y,
+              r"^X has a chunk with 3 columns where its other chunks \(or its metadata\) have 4"),
              (_lying_chunks(X[:100], np.full((100, 4), "ant", dtype=object), (100, 4)), y,
               r"^X could not be converted to float: "),
              (_lying_chunks(X[:100], np.full((100, 4), {}, dtype=object), (100, 4)), y,
