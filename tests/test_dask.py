@@ -1051,7 +1051,8 @@ def test_rows_of_unknown_lengths_beside_a_dask_y_chunked_otherwise(sync):
         expected = ELMRegressor(n_hidden=8, alpha=1e-2, random_state=0).fit(X, y).predict(X)
         for rows, targets in ((unknown(X, 25), da.from_array(y, chunks=40)),
                               (da.from_array(X, chunks=(25, -1)), unknown(y, 40)),
-                              (X, unknown(y, 40))):  # X in memory, chunked like y
+                              (X, unknown(y, 40)),  # X in memory, chunked like y
+                              (unknown(X, 25), y)):  # y in memory, chunked like X
             fitted = ELMRegressor(n_hidden=8, alpha=1e-2, random_state=0).fit(rows, targets)
             _close(fitted.predict(X), expected)
 
