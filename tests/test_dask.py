@@ -1058,40 +1058,30 @@ def test_rows_of_unknown_lengths_beside_a_dask_y_chunked_otherwise(sync):
 
 
 @pytest.mark.mutant
-def test_a_dask_frame_beside_targets_of_every_other_kind(sync):
-    # X a dask DataFrame, y not one (numpy, a list, pandas, a dask array): rows paired by
-    # position, as the in-memory fit pairs them
-    dd = pytest.importorskip("dask.dataframe")
-    import pandas as pd
-
-    X, Y, _ = _data(n=60, d=3)
-    y = Y[:, 0]
-    frame = dd.from_pandas(pd.DataFrame(X, columns=list("abc")), npartitions=3)
-    expected = ELMRegressor(n_hidden=5, alpha=1e-2, random_state=0).fit(X, y).predict(X)
-    for targets in (y, list(y), pd.Series(y), da.from_array(y, chunks=20)):
-        fitted = ELMRegressor(n_hidden=5, alpha=1e-2, random_state=0).fit(frame, targets)
-        _close(fitted.predict(X), expected)
-
-
-@pytest.mark.mutant
-def test_frames_of_other_partitions_and_unknown_divisions_pair_by_position(sync):
-    # each partition's own index from 0 (as read_csv makes them) and no divisions: the index
-    # says nothing across partitions, so X and y frames of other partitions pair by position
+def test_dask_frames_pair_by_position_with_targets_of_other_kinds_or_partitions(sync):
+    # X a dask DataFrame, y not one (numpy, a list, pandas, a dask array); and X and y frames of
+    # other partitions, each partition's own index from 0 (as read_csv makes them), without
+    # divisions, so that the index says nothing across partitions: rows paired by position,
+    # as the in-memory fit pairs them
     dd = pytest.importorskip("dask.dataframe")
     import pandas as pd
 
     X, Y, _ = _data(n=60, d=3)
     y = Y[:, 0]
     expected = ELMRegressor(n_hidden=5, alpha=1e-2, random_state=0).fit(X, y).predict(X)
+    frame, target = pd.DataFrame(X, columns=list("abc")), pd.Series(y, name="y")
 
-    def local(frame, npartitions, known=False):
-        parts = dd.from_pandas(frame, npartitions=npartitions, sort=True)
+    def local(data, npartitions, known=False):
+        parts = dd.from_pandas(data, npartitions=npartitions, sort=True)
         return parts if known else parts.map_partitions(
             lambda p: p.reset_index(drop=True)).clear_divisions()
 
-    frame, target = pd.DataFrame(X, columns=list("abc")), pd.Series(y, name="y")
+    pairs = [(dd.from_pandas(frame, npartitions=3), targets)
+             for targets in (y, list(y), target, da.from_array(y, chunks=20))]
     for X_parts, y_parts, X_known in ((2, 3, False), (3, 2, False), (3, 2, True)):
         rows, targets = local(frame, X_parts, X_known), local(target, y_parts)
         assert not targets.known_divisions and rows.known_divisions == X_known
+        pairs.append((rows, targets))
+    for rows, targets in pairs:
         fitted = ELMRegressor(n_hidden=5, alpha=1e-2, random_state=0).fit(rows, targets)
         _close(fitted.predict(X), expected)
