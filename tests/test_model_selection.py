@@ -1907,9 +1907,10 @@ def test_default_penalties_when_every_width_is_dual(link):
 def test_a_repeated_link_setting_scores_as_that_setting_alone(cv):
     # direct_links=[True, False, False]: the second pass without links comes after the first
     # took the link pass's scores, and takes H's sums from the link pass's [X | H] sums only
-    # where they are wide enough (30 rows, 5 inputs: 28 nodes are primal, 33 columns are not)
+    # where they are wide enough (30 rows, 5 inputs: 28 nodes are primal, 33 columns are not);
+    # 40 and 50 nodes: the link pass grows H's kernel by column blocks for the unlinked scores
     X, y = make_regression(30, 5, noise=1.0, random_state=0)
-    for sizes in ([20, 28], [10, 20]):
+    for sizes in ([20, 28], [10, 20], [40, 50]):
         params = dict(n_hidden=max(sizes), hidden_sizes=sizes, alphas=[1e-2, 1.0], cv=cv,
                       random_state=0)
         both = ELMRegressorCV(direct_links=[True, False, False], **params).fit(X, y)
