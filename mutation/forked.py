@@ -279,28 +279,6 @@ def _timed_pytest(limit: str, arguments: list[str], env: dict) -> tuple[int, dic
     return done.returncode, _durations(done.stdout)
 
 
-def times(config_path: str, out: str) -> int:
-    """Add each test's seconds (one run of the configuration's tests, no coverage) to the map
-    `cover` wrote before it recorded them."""
-    import tomllib
-
-    with open(config_path, "rb") as handle:
-        config = tomllib.load(handle)["cosmic-ray"]
-    items, cpu, words = parse(config["test-command"])
-    env = dict(os.environ)
-    env.update(item.split("=", 1) for item in items)
-    code, seconds = _timed_pytest(f"ulimit -t {cpu}; " if cpu else "", words, env)
-    if code != 0:
-        return code
-    with open(out) as handle:
-        record = json.load(handle)
-    record["durations"] = seconds
-    with open(out, "w") as handle:
-        json.dump(record, handle)
-    print(f"forked: {len(seconds)} tests' seconds added to {out}")
-    return 0
-
-
 def cover(config_path: str, out: str) -> int:
     """Run the configuration's tests once under coverage with each test as its context and
     write, for each line of its modules, the tests that executed it (and the pristine text)."""
@@ -409,9 +387,6 @@ def main(argv: list[str] | None = None) -> int:
     cover_parser = commands.add_parser("cover", help="map each line to the tests that ran it")
     cover_parser.add_argument("config")
     cover_parser.add_argument("out")
-    times_parser = commands.add_parser("times", help="add each test's seconds to a map")
-    times_parser.add_argument("config")
-    times_parser.add_argument("map")
     rewrite_parser = commands.add_parser("rewrite", help="print the run command for a config")
     rewrite_parser.add_argument("config")
     rewrite_parser.add_argument("socket")
@@ -434,8 +409,6 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if options.command == "cover":
         return cover(options.config, options.out)
-    if options.command == "times":
-        return times(options.config, options.map)
     return run(options.socket, options.cpu, options.env, options.args + pytest_args,
                options.coverage, options.covering_only)
 

@@ -125,18 +125,15 @@ for name in "$@"; do
         server=$!
         for _ in $(seq 120); do [ -S "$socket" ] && break; sleep 1; done
         map=""
-        # a map made before fixtures were recorded is made again (its covering sets are too small)
-        if [ "$coverage" = 1 ] && ! grep -qs '"fixtures"' "$copy/coverage-map.json"; then
+        # a map made before fixtures (its covering sets are too small) or the tests' seconds
+        # (covering tests run fastest first) were recorded is made again
+        if [ "$coverage" = 1 ] && ! { grep -qs '"fixtures"' "$copy/coverage-map.json" \
+            && grep -qs '"durations"' "$copy/coverage-map.json"; }; then
             map="$copy/coverage-map.json"
             nice -n 15 python mutation/forked.py cover "$root/$config" "$map" > coverage.txt 2>&1 \
                 || { echo "$name: the coverage run failed (see $copy/coverage.txt)"; kill "$server"; continue; }
         fi
         [ "$coverage" = 1 ] && map="$copy/coverage-map.json"
-        # a map made before tests' seconds were recorded gets them (covering tests run fastest first)
-        if [ "$coverage" = 1 ] && ! grep -qs '"durations"' "$map"; then
-            nice -n 15 python mutation/forked.py times "$root/$config" "$map" > times.txt 2>&1 \
-                || { echo "$name: the timing run failed (see $copy/times.txt)"; kill "$server"; continue; }
-        fi
         python - "$root/$config" "$config" "$socket" "$map" "$covering" <<'PY'
 import json, re, sys
 sys.path.insert(0, "mutation")
