@@ -891,6 +891,19 @@ def test_loo_refit_at_a_dual_width_below_the_widest():
     np.testing.assert_allclose(ours.predict(X), base.predict(X), rtol=1e-9, atol=1e-9)
 
 
+@pytest.mark.mutant
+@pytest.mark.parametrize("cv", ["loo", "gcv", 3])
+def test_a_fitted_elm_cv_keeps_none_of_the_searchs_tables(cv):
+    """After the refit the search's layer, sums and kernels are dropped: the fitted model
+    pickles about as small as the ELM it chose (planted: the loop deleting them emptied kept
+    the n×n kernels of the widths above n, 320 KB each here, and the 4×400 layer)."""
+    X, y = make_regression(n_samples=200, n_features=4, noise=5.0, random_state=0)
+    ours = ELMRegressorCV(n_hidden=400, alphas=[1e-2, 1.0], hidden_sizes=[50, 400], cv=cv,
+                          random_state=0).fit(X, y)
+    base = ELMRegressor(n_hidden=ours.n_hidden_, alpha=ours.alpha_, random_state=0).fit(X, y)
+    assert len(pickle.dumps(ours)) < len(pickle.dumps(base)) + 8192
+
+
 @pytest.mark.parametrize("kind", ["loo", "gcv"])
 @pytest.mark.parametrize("classify", [False, True])
 def test_loo_and_gcv_equal_the_explicit_hat_matrix(kind, classify):
