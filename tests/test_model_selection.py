@@ -713,10 +713,14 @@ def test_elm_regressor_cv_on_a_dask_dataframe_equals_in_memory():
                                rtol=1e-8, atol=1e-10)
 
 
-def test_dask_inputs_with_few_rows_take_the_dual_form_in_memory():
+@pytest.mark.parametrize("top", [150, pytest.param(100, marks=pytest.mark.mutant)])
+def test_dask_inputs_with_few_rows_take_the_dual_form_in_memory(top):
+    """Widths above the 80 training rows of a split, beyond the 120 rows or not (planted:
+    ``n_train = n`` for k-fold, so a width of 100 left the rows on Dask for a dual fold and
+    failed in a matmul)."""
     da = pytest.importorskip("dask.array")
     X, y = regression_data(n=120)
-    params = dict(n_hidden=150, alphas=ALPHAS, hidden_sizes=[30, 150], cv=3, random_state=0)
+    params = dict(n_hidden=top, alphas=ALPHAS, hidden_sizes=[30, top], cv=3, random_state=0)
     memory = ELMRegressorCV(**params).fit(X, y)
     ours = ELMRegressorCV(**params).fit(da.from_array(X, chunks=(50, 6)),
                                         da.from_array(y, chunks=50))
