@@ -279,6 +279,18 @@ def _timed_pytest(limit: str, arguments: list[str], env: dict) -> tuple[int, dic
     return done.returncode, _durations(done.stdout)
 
 
+# Lines run in worker processes (forked or started: Dask's nannies, multiprocessing, loky) are
+# measured too, with no test context (""): their mutants go to the whole selection, since no
+# single test can be credited with a worker's work.
+WORKER_COVERAGE = """\
+[run]
+parallel = true
+concurrency = thread, multiprocessing
+patch = fork, subprocess, _exit
+sigterm = true
+"""
+
+
 def cover(config_path: str, out: str) -> int:
     """Run the configuration's tests once under coverage with each test as its context and
     write, for each line of its modules, the tests that executed it (and the pristine text)."""
@@ -296,13 +308,17 @@ def cover(config_path: str, out: str) -> int:
     files = sorted(str(path) for module in map(Path, modules)
                    for path in (module.rglob("*.py") if module.is_dir() else [module]))
     limit = f"ulimit -t {4 * cpu}; " if cpu else ""  # coverage's tracing: ~2-4 × slower
-    arguments = ["--cov=fastelm", "--cov-context=test", "--cov-report="] + words
+    with open(".coveragerc.forked", "w") as handle:
+        handle.write(WORKER_COVERAGE)
+    arguments = ["--cov=fastelm", "--cov-config=.coveragerc.forked", "--cov-context=test",
+                 "--cov-report="] + words
     code, seconds = _timed_pytest(limit, arguments, env)
     if code != 0:
         return code
     data = coverage.CoverageData(".coverage.forked")
     data.read()
-    record: dict = {"lines": {}, "fixtures": {}, "pristine": {}, "durations": seconds}
+    record: dict = {"lines": {}, "fixtures": {}, "pristine": {}, "durations": seconds,
+                    "workers": True}  # workers' lines measured (a map without is made again)
     for measured in data.measured_files():
         name = os.path.relpath(measured)
         if name not in files:
