@@ -728,6 +728,21 @@ def test_dask_inputs_with_few_rows_take_the_dual_form_in_memory(top):
 
 
 @pytest.mark.mutant
+def test_dask_inputs_with_the_default_penalties_equal_in_memory():
+    """alphas=None scales the penalties by the widest inputs' trace, taken from the sums when
+    that width is primal: on Dask the rows are not here (planted: the trace from the rows
+    always, a matmul of the 0-column stand-in)."""
+    da = pytest.importorskip("dask.array")
+    X, y = regression_data(n=120)
+    params = dict(n_hidden=40, hidden_sizes=[10, 40], cv=3, random_state=0)
+    memory = ELMRegressorCV(**params).fit(X, y)
+    ours = ELMRegressorCV(**params).fit(da.from_array(X, chunks=(50, 6)),
+                                        da.from_array(y, chunks=50))
+    np.testing.assert_allclose(ours.alphas_, memory.alphas_, rtol=1e-12)
+    _close_search(ours, memory)
+
+
+@pytest.mark.mutant
 def test_dask_inputs_with_rows_in_no_test_fold_equal_in_memory():
     """Disjoint test folds over 90 of 120 rows, training splits their complement: on Dask
     the rows in no test fold are summed per chunk as well (planted: fastelm.dask's per-chunk
