@@ -666,6 +666,7 @@ def test_bls_cv_on_synthetic_connectomes(bls_selection, effect_size):
 
 
 def _close_search(ours, memory):
+    np.testing.assert_allclose(ours.alphas_, memory.alphas_, rtol=1e-12)
     assert ours.cv_results_["params"] == memory.cv_results_["params"]
     for key in ["mean_test_score"] + [f"split{k}_test_score" for k in range(memory.n_splits_)]:
         np.testing.assert_allclose(ours.cv_results_[key], memory.cv_results_[key], rtol=RTOL,
@@ -713,32 +714,23 @@ def test_elm_regressor_cv_on_a_dask_dataframe_equals_in_memory():
                                rtol=1e-8, atol=1e-10)
 
 
-@pytest.mark.parametrize("top", [150, pytest.param(100, marks=pytest.mark.mutant)])
-def test_dask_inputs_with_few_rows_take_the_dual_form_in_memory(top):
-    """Widths above the 80 training rows of a split, beyond the 120 rows or not (planted:
-    ``n_train = n`` for k-fold, so a width of 100 left the rows on Dask for a dual fold and
-    failed in a matmul)."""
+@pytest.mark.parametrize("sizes, alphas", [
+    pytest.param([30, 150], ALPHAS, id="dual-beyond-the-rows"),
+    pytest.param([30, 100], ALPHAS, id="dual-below-the-rows", marks=pytest.mark.mutant),
+    pytest.param([10, 40], None, id="default-penalties", marks=pytest.mark.mutant)])
+def test_dask_inputs_of_dual_widths_or_default_penalties_equal_in_memory(sizes, alphas):
+    """120 rows in 3 folds of 80 training rows. Widths above 80, beyond the 120 rows or not,
+    take the dual form in memory (planted: ``n_train = n`` for k-fold, so a width of 100 left
+    the rows on Dask for a dual fold and failed in a matmul). alphas=None scales the
+    penalties by the widest inputs' trace, from the sums when that width is primal: on Dask
+    the rows are not here (planted: the trace from the rows always, a matmul of the 0-column
+    stand-in)."""
     da = pytest.importorskip("dask.array")
     X, y = regression_data(n=120)
-    params = dict(n_hidden=top, alphas=ALPHAS, hidden_sizes=[30, top], cv=3, random_state=0)
+    params = dict(n_hidden=max(sizes), alphas=alphas, hidden_sizes=sizes, cv=3, random_state=0)
     memory = ELMRegressorCV(**params).fit(X, y)
     ours = ELMRegressorCV(**params).fit(da.from_array(X, chunks=(50, 6)),
                                         da.from_array(y, chunks=50))
-    _close_search(ours, memory)
-
-
-@pytest.mark.mutant
-def test_dask_inputs_with_the_default_penalties_equal_in_memory():
-    """alphas=None scales the penalties by the widest inputs' trace, taken from the sums when
-    that width is primal: on Dask the rows are not here (planted: the trace from the rows
-    always, a matmul of the 0-column stand-in)."""
-    da = pytest.importorskip("dask.array")
-    X, y = regression_data(n=120)
-    params = dict(n_hidden=40, hidden_sizes=[10, 40], cv=3, random_state=0)
-    memory = ELMRegressorCV(**params).fit(X, y)
-    ours = ELMRegressorCV(**params).fit(da.from_array(X, chunks=(50, 6)),
-                                        da.from_array(y, chunks=50))
-    np.testing.assert_allclose(ours.alphas_, memory.alphas_, rtol=1e-12)
     _close_search(ours, memory)
 
 
@@ -1934,7 +1926,6 @@ def test_default_penalties_when_every_width_is_dual(link):
         X, y)._feature_map().transform(X)
     np.testing.assert_allclose(model.alphas_, np.sum(A ** 2) / len(X)
                                * 10.0 ** (np.arange(-16, 7) / 2), rtol=1e-10)
-
 
 
 @pytest.mark.mutant
